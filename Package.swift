@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings every target shares: Swift 6 language mode (strict concurrency is
+/// implied), and the upcoming features the house style asks for.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+var package = Package(
+    name: "orientd",
+    products: [
+        .executable(name: "orientd", targets: ["orientd"]),
+        .library(name: "OrientSense", targets: ["OrientSense"]),
+    ],
+    targets: [
+        // libiio and libudev through pkg-config; Debian packages as providers.
+        .systemLibrary(
+            name: "CIIO",
+            pkgConfig: "libiio",
+            providers: [.apt(["libiio-dev", "libudev-dev"])]
+        ),
+        // The pure core: no C, no I/O, no clocks.
+        .target(name: "OrientSense"),
+        // Synthetic trajectories (seeded noise, linear acceleration, tilt) for tests and traces/.
+        .target(name: "OrientSynth", dependencies: ["OrientSense"]),
+        // The daemon's I/O: mock replay, (later) sensors, event loop, socket server.
+        .target(name: "OrientDaemon", dependencies: ["OrientSense", "CIIO"]),
+        .executableTarget(name: "orientd", dependencies: ["OrientDaemon", "OrientSense"]),
+        .executableTarget(name: "tracegen", dependencies: ["OrientSynth", "OrientSense"]),
+        .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientSynth"]),
+        .testTarget(
+            name: "OrientdIntegrationTests",
+            dependencies: ["OrientSense"]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Severity of a log line, in syslog order.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+
+    /// The name used by `--log-level` and in log lines.
+    public var name: String {
+        switch self {
+        case .error: return "error"
+        case .warning: return "warning"
+        case .notice: return "notice"
+        case .info: return "info"
+        case .debug: return "debug"
+        }
+    }
+
+    /// Parses a `--log-level` value.
+    public init?(name: String) {
+        guard let level = LogLevel.allCases.first(where: { $0.name == name }) else { return nil }
+        self = level
+    }
+
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue > b.rawValue }
+}
+
+/// Writes log lines to stderr (`orientd: warning: …`), one write(2) per line so
+/// lines never interleave. Called only from the event loop's thread.
+public struct Log: Sendable {
+    /// Lines less severe than this are dropped.
+    public var threshold: LogLevel
+
+    public init(threshold: LogLevel = .notice) {
+        self.threshold = threshold
+    }
+
+    public func log(_ level: LogLevel, _ message: String) {
+        guard level >= threshold else { return }
+        writeAll(fd: 2, Array("orientd: \(level.name): \(message)\n".utf8))
+    }
+
+    public func error(_ message: String) { log(.error, message) }
+    public func warning(_ message: String) { log(.warning, message) }
+    public func notice(_ message: String) { log(.notice, message) }
+    public func info(_ message: String) { log(.info, message) }
+    public func debug(_ message: String) { log(.debug, message) }
+}
+
+/// Writes every byte to `fd`, retrying on EINTR and short writes. Returns false on
+/// any other error (EPIPE included; SIGPIPE is ignored by the daemon).
+@discardableResult
+public func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { buffer in
+            write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+        }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return false
+        }
+        offset += n
+    }
+    return true
+}

@@ -1,0 +1,105 @@
+public import OrientSense
+
+/// Replays a trace through the same pipeline the hardware path uses (mount
+/// matrix from the trace header, classifier, arbiter), on the trace's clock.
+///
+/// The replay is a sequence of steps in trace time: readings, and ticks at the
+/// classifier's deadlines. `speed` only decides how long to wait between steps,
+/// never which steps happen, so `--speed max` publishes exactly the states of
+/// `--speed 1`.
+public struct MockReplay: Sendable {
+    /// How fast trace time runs against the wall clock.
+    public enum Speed: Sendable, Equatable {
+        /// `factor` trace milliseconds per wall millisecond (1 = real time).
+        case factor(Double)
+        /// No waiting at all; timers run on virtual time.
+        case max
+    }
+
+    /// What the next step of the replay is.
+    public enum Step: Sendable, Equatable {
+        /// Feed a reading (sensor frame, time already offset for looping).
+        case reading(Sample)
+        /// A classifier deadline fires.
+        case tick(Double)
+        /// The trace is over and nothing is pending.
+        case end
+    }
+
+    public let trace: Trace
+    public let loop: Bool
+    /// The pipeline; read its `state` for the current published state.
+    public private(set) var engine: OrientationEngine
+    private var index = 0
+    private var offset: Double = 0
+    private var lastTick: Double = -.infinity
+    private let loopPeriod: Double
+
+    /// A replay of `trace` (which must hold at least one sample) with classifier
+    /// parameters `config`; `on_change` and `rate_hz` from the trace header override
+    /// the matching config fields.
+    public init(
+        trace: Trace, config: ClassifierConfig = ClassifierConfig(), natural: NaturalGeometry = .portrait,
+        defaultAllowed: OrientationMask = .all, lock: Orientation? = nil, loop: Bool = false
+    ) {
+        self.trace = trace
+        self.loop = loop
+        var config = config
+        config.onChange = trace.onChange
+        if let rate = trace.rateHz, rate.isFinite, rate > 0 { config.sampleRateHz = min(1000, max(10, rate)) }
+        let first = trace.samples.first?.tMs ?? 0
+        let last = trace.samples.last?.tMs ?? 0
+        let count = Double(max(1, trace.samples.count - 1))
+        let period = trace.rateHz.map { 1000 / $0 } ?? ((last - first) / count)
+        loopPeriod = (last - first) + (period.isFinite && period > 0 ? period : 50)
+        engine = OrientationEngine(
+            classifier: config, mountMatrix: trace.mountMatrix, natural: natural,
+            defaultAllowed: defaultAllowed, lock: lock, sensor: .mock, tMs: first)
+    }
+
+    /// The time of the next step in trace time, or nil at the end.
+    public func nextStepTime() -> Double? {
+        switch peek() {
+        case .reading(let sample): return sample.tMs
+        case .tick(let t): return t
+        case .end: return nil
+        }
+    }
+
+    /// What `advance()` will do next.
+    public func peek() -> Step {
+        let nextSample: Sample?
+        if index < trace.samples.count {
+            let s = trace.samples[index]
+            nextSample = Sample(tMs: s.tMs + offset, vector: s.vector)
+        } else {
+            nextSample = nil
+        }
+        if let deadline = engine.nextDeadline, deadline > lastTick {
+            // A deadline that falls on a reading's time is met by the reading itself.
+            if let s = nextSample, s.tMs <= deadline { return .reading(s) }
+            return .tick(deadline)
+        }
+        if let s = nextSample { return .reading(s) }
+        return .end
+    }
+
+    /// Performs the next step; returns the newly published state, if it changed.
+    public mutating func advance() -> StateMessage? {
+        let step = peek()
+        switch step {
+        case .reading(let sample):
+            index += 1
+            if index == trace.samples.count, loop, !trace.samples.isEmpty {
+                index = 0
+                offset += loopPeriod
+            }
+            return engine.process(sample)
+        case .tick(let t):
+            lastTick = t
+            return engine.tick(atMs: t)
+        case .end:
+            return nil
+        }
+    }
+}

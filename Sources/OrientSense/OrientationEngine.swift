@@ -1,0 +1,96 @@
+/// The whole pure pipeline from a sensor-frame reading to a published state:
+/// mount matrix → classifier → arbiter. The mock replay and the hardware
+/// sources drive the same engine, so both publish the same states for the same
+/// readings.
+///
+/// Not thread-safe by design: one event loop owns it.
+public struct OrientationEngine: Sendable {
+    /// Maps sensor-frame readings into the panel frame.
+    public var mountMatrix: MountMatrix
+    /// The classifier (physical orientation and tilt).
+    public private(set) var classifier: Classifier
+    /// The arbiter (constraints, lock → effective orientation).
+    public private(set) var arbiter: Arbiter
+    /// The active constraints (one mask per registered constraint).
+    public private(set) var constraints: [OrientationMask] = []
+    /// The user's rotation lock.
+    public private(set) var lock: Orientation?
+    /// The sensor status published in `state`.
+    public private(set) var sensor: SensorStatus
+    /// The last published state.
+    public private(set) var state: StateMessage
+
+    /// An engine in the startup state; `state` is already resolved (physical `undefined`).
+    public init(
+        classifier config: ClassifierConfig = ClassifierConfig(), mountMatrix: MountMatrix = .identity,
+        natural: NaturalGeometry = .portrait, defaultAllowed: OrientationMask = .all,
+        lock: Orientation? = nil, sensor: SensorStatus, tMs: Double = 0
+    ) {
+        self.mountMatrix = mountMatrix
+        self.classifier = Classifier(config: config)
+        var arbiter = Arbiter(defaultAllowed: defaultAllowed, natural: natural)
+        let resolution = arbiter.resolve(physical: .undefined, constraints: [OrientationMask](), lock: lock)
+        self.arbiter = arbiter
+        self.lock = lock
+        self.sensor = sensor
+        state = OrientationEngine.message(resolution, tilt: .undefined, sensor: sensor, tMs: tMs)
+    }
+
+    /// Feeds one reading in the sensor frame; returns the new state when its content changed.
+    public mutating func process(_ sample: Sample) -> StateMessage? {
+        let panel = Sample(tMs: sample.tMs, vector: mountMatrix.apply(sample.vector))
+        guard classifier.process(panel) != nil else { return nil }
+        return republish(at: sample.tMs)
+    }
+
+    /// A timer fired at `nextDeadline`; returns the new state when its content changed.
+    public mutating func tick(atMs t: Double) -> StateMessage? {
+        guard classifier.tick(atMs: t) != nil else { return nil }
+        return republish(at: t)
+    }
+
+    /// When to call `tick` next (sensor clock, ms), or nil when no timer is needed.
+    public var nextDeadline: Double? { classifier.nextDeadline }
+
+    /// Replaces the constraints; returns the new state when its content changed.
+    public mutating func setConstraints(_ masks: [OrientationMask], atMs t: Double) -> StateMessage? {
+        constraints = masks
+        return republish(at: t)
+    }
+
+    /// Sets or clears the rotation lock; returns the new state when its content changed.
+    public mutating func setLock(_ orientation: Orientation?, atMs t: Double) -> StateMessage? {
+        lock = orientation == .undefined ? nil : orientation
+        return republish(at: t)
+    }
+
+    /// Sets the sensor status; returns the new state when its content changed.
+    public mutating func setSensor(_ status: SensorStatus, atMs t: Double) -> StateMessage? {
+        sensor = status
+        return republish(at: t)
+    }
+
+    /// Replaces the classifier parameters (keeps its orientation and filter).
+    public mutating func reconfigure(_ config: ClassifierConfig) {
+        classifier.reconfigure(config)
+    }
+
+    /// Forgets the classifier's filter and hold-offs (sensor re-enabled, resume).
+    public mutating func resetClassifier() {
+        classifier.reset()
+    }
+
+    private mutating func republish(at t: Double) -> StateMessage? {
+        let resolution = arbiter.resolve(physical: classifier.orientation, constraints: constraints, lock: lock)
+        let next = OrientationEngine.message(resolution, tilt: classifier.tilt, sensor: sensor, tMs: t)
+        guard !next.sameContent(as: state) else { return nil }
+        state = next
+        return next
+    }
+
+    private static func message(_ r: Resolution, tilt: Tilt, sensor: SensorStatus, tMs: Double) -> StateMessage {
+        StateMessage(
+            orientation: r.orientation, physical: r.physical, tilt: tilt, rotation: r.rotation,
+            layout: r.layout, axis: r.axis, allowed: r.allowed, locked: r.locked, sensor: sensor, tMs: tMs)
+    }
+}

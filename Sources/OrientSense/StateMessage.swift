@@ -1,0 +1,88 @@
+/// Whether and how the daemon is reading a sensor, as published in `state`.
+public enum SensorStatus: String, Sendable, Hashable, CaseIterable {
+    /// Being sampled.
+    case active
+    /// Present, nobody subscribed.
+    case idle
+    /// None found.
+    case absent
+    /// Replaying a trace (`orientd --mock`).
+    case mock
+}
+
+/// The protocol's `state` message (SPEC §7): what to show, and why.
+public struct StateMessage: Sendable, Equatable {
+    /// The effective orientation (what to show).
+    public var orientation: Orientation
+    /// The physical orientation from the classifier (`undefined` before the first).
+    public var physical: Orientation
+    public var tilt: Tilt
+    /// Degrees counter-clockwise the content must turn (wl_output convention).
+    public var rotation: Int
+    public var layout: Layout
+    public var axis: Axis
+    /// The allowed set after constraints, in quarter-turn order.
+    public var allowed: OrientationMask
+    /// The user's rotation lock, nil when unlocked.
+    public var locked: Orientation?
+    public var sensor: SensorStatus
+    /// Sensor clock, ms (trace time in mock mode, CLOCK_MONOTONIC otherwise).
+    public var tMs: Double
+
+    public init(
+        orientation: Orientation, physical: Orientation, tilt: Tilt, rotation: Int, layout: Layout,
+        axis: Axis, allowed: OrientationMask, locked: Orientation?, sensor: SensorStatus, tMs: Double
+    ) {
+        self.orientation = orientation
+        self.physical = physical
+        self.tilt = tilt
+        self.rotation = rotation
+        self.layout = layout
+        self.axis = axis
+        self.allowed = allowed
+        self.locked = locked
+        self.sensor = sensor
+        self.tMs = tMs
+    }
+
+    /// True when everything but the time is the same (nothing worth publishing).
+    public func sameContent(as other: StateMessage) -> Bool {
+        var copy = other
+        copy.tMs = tMs
+        return copy == self
+    }
+
+    /// The JSON line, keys in the SPEC's order, without the trailing newline.
+    /// `seq` is added after `type` when the message answers a request that had one.
+    public func json(seq: Int64? = nil) -> String {
+        var s = "{\"type\":\"state\""
+        if let seq { s += ",\"seq\":\(seq)" }
+        s += ",\"orientation\":\"\(orientation.rawValue)\",\"physical\":\"\(physical.rawValue)\""
+        s += ",\"tilt\":\"\(tilt.rawValue)\",\"rotation\":\(rotation)"
+        s += ",\"layout\":\"\(layout.rawValue)\",\"axis\":\"\(axis.rawValue)\",\"allowed\":["
+        var first = true
+        for name in allowed.names {
+            s += first ? "\"\(name)\"" : ",\"\(name)\""
+            first = false
+        }
+        s += "],\"locked\":" + (locked.map { "\"\($0.rawValue)\"" } ?? "null")
+        s += ",\"sensor\":\"\(sensor.rawValue)\",\"t_ms\":\(formatMilliseconds(tMs))}"
+        return s
+    }
+}
+
+/// Milliseconds for JSON: at most three decimals, no trailing zeros, integers bare.
+public func formatMilliseconds(_ value: Double) -> String {
+    guard value.isFinite else { return "0" }
+    let micro = (value * 1000).rounded()
+    if abs(micro) >= 9e15 { return formatNumber(value.rounded()) }
+    let whole = Int64(micro / 1000)
+    var frac = abs(Int64(micro) % 1000)
+    var s = (micro < 0 && whole == 0 ? "-" : "") + String(whole)
+    guard frac != 0 else { return s }
+    var digits = 3
+    while frac % 10 == 0 { frac /= 10; digits -= 1 }
+    let text = String(frac)
+    s += "." + String(repeating: "0", count: digits - text.count) + text
+    return s
+}

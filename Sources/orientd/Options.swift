@@ -1,0 +1,96 @@
+import OrientDaemon
+
+/// The command line of SPEC §9, parsed.
+struct Options {
+    var mockTrace: String?
+    var speed: MockReplay.Speed = .factor(1)
+    var loop = false
+    var exitAtEnd = false
+    var print = false
+    var stateDir: String?
+    var logLevel: LogLevel = .notice
+    var help = false
+    var version = false
+
+    static let usage = """
+        Usage: orientd [--state-dir DIR] [--mock TRACE] [--speed X|max] [--loop]
+                       [--exit-at-end] [--print] [--log-level LEVEL] [--version] [--help]
+
+        Turns an accelerometer into screen orientation and publishes it.
+
+          --mock TRACE      replay a recorded sensor trace instead of reading hardware
+          --speed X|max     trace time per wall time (default 1; max: no waiting,
+                            timers on virtual time, the same states)
+          --loop            replay the trace again and again
+          --exit-at-end     exit 0 after the last sample and any pending deadline
+          --print           write every published state to stdout as one JSON line
+          --state-dir DIR   where the rotation lock is kept (default $STATE_DIRECTORY
+                            or /var/lib/orientd)
+          --log-level LEVEL error, warning, notice (default), info or debug
+          --version         print the version and exit
+          --help            print this help and exit
+
+        Exit codes: 64 usage, 65 bad trace, 66 missing input, 69 unavailable.
+
+        """
+
+    /// Parses `arguments` (without the program name). Throws a usage message.
+    init(arguments: [String]) throws(UsageError) {
+        var rest = arguments[...]
+        func value(_ option: String, inline: String?) throws(UsageError) -> String {
+            if let inline { return inline }
+            guard let next = rest.popFirst() else { throw UsageError("\(option) needs a value") }
+            return next
+        }
+        while let argument = rest.popFirst() {
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
+                name = String(argument[..<eq])
+                inline = String(argument[argument.index(after: eq)...])
+            }
+            switch name {
+            case "--mock": mockTrace = try value(name, inline: inline)
+            case "--speed":
+                let text = try value(name, inline: inline)
+                if text == "max" {
+                    speed = .max
+                } else if let x = Double(text), x.isFinite, x > 0 {
+                    speed = .factor(x)
+                } else {
+                    throw UsageError("--speed takes a positive number or 'max', not '\(text.prefix(32))'")
+                }
+            case "--state-dir": stateDir = try value(name, inline: inline)
+            case "--log-level":
+                let text = try value(name, inline: inline)
+                guard let level = LogLevel(name: text) else {
+                    throw UsageError("--log-level takes error, warning, notice, info or debug, not '\(text.prefix(32))'")
+                }
+                logLevel = level
+            case "--loop", "--exit-at-end", "--print", "--help", "-h", "--version":
+                guard inline == nil else { throw UsageError("\(name) takes no value") }
+                switch name {
+                case "--loop": loop = true
+                case "--exit-at-end": exitAtEnd = true
+                case "--print": print = true
+                case "--version": version = true
+                default: help = true
+                }
+            case "--config", "--socket", "--check-config":
+                throw UsageError("\(name) is not available in this version of orientd")
+            default:
+                throw UsageError("unknown argument '\(argument.prefix(64))'")
+            }
+        }
+        if mockTrace == nil, loop || exitAtEnd || speed != .factor(1) {
+            throw UsageError("--speed, --loop and --exit-at-end need --mock TRACE")
+        }
+        if loop, exitAtEnd { throw UsageError("--loop and --exit-at-end cannot be combined") }
+    }
+}
+
+/// A command-line mistake (exit 64).
+struct UsageError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
