@@ -84,6 +84,10 @@ public struct Classifier: Sendable {
     private var swingHoldUntil = -Double.infinity
     private var swing = SwingDetector()
 
+    // Published tilt: a new class must hold for the tilt settle time.
+    private var tiltCandidate: Tilt = .undefined
+    private var tiltCandidateSince: Double = 0
+
     // Precomputed from the config.
     private var cosSteadyAngle: Double = 1
 
@@ -254,7 +258,7 @@ public struct Classifier: Sendable {
                     accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
                 }
                 updateTiltGates(t: t, phi: phi)
-                tiltChanged = publishTilt(phi)
+                tiltChanged = publishTilt(phi, at: t)
             }
             slowCandidate = candidate(phi: phi, theta: theta, requireNear: nil)
         } else if newReading {
@@ -327,8 +331,9 @@ public struct Classifier: Sendable {
         }
     }
 
-    /// The tilt class of φ, moving off the current class only past the hysteresis band.
-    private mutating func publishTilt(_ phi: Double) -> Bool {
+    /// The tilt class of φ, moving off the current class only past the hysteresis
+    /// band and after the class has held for the tilt settle time.
+    private mutating func publishTilt(_ phi: Double, at t: Double) -> Bool {
         func classify(_ p: Double) -> Tilt {
             let size = abs(p)
             if size <= config.tiltedDeg { return .vertical }
@@ -336,12 +341,21 @@ public struct Classifier: Sendable {
             return p > 0 ? .faceUp : .faceDown
         }
         let proposed = classify(phi)
-        guard proposed != tilt else { return false }
+        guard proposed != tilt else {
+            tiltCandidate = .undefined
+            return false
+        }
         if tilt != .undefined {
             let h = config.tiltHysteresisDeg
             guard classify(phi - h) == proposed, classify(phi + h) == proposed else { return false }
+            if tiltCandidate != proposed {
+                tiltCandidate = proposed
+                tiltCandidateSince = t
+            }
+            guard t - tiltCandidateSince >= config.tiltSettleMs - 1e-9 else { return false }
         }
         tilt = proposed
+        tiltCandidate = .undefined
         return true
     }
 

@@ -87,6 +87,9 @@ public struct ClassifierConfig: Sendable, Equatable {
     public var faceDeg: Double = 70
     /// Hysteresis on the published tilt around its thresholds, degrees.
     public var tiltHysteresisDeg: Double = 5
+    /// A new tilt class must hold this long before it is published (the first is
+    /// published at once), ms.
+    public var tiltSettleMs: Double = 250
 
     public init() {}
 
@@ -138,6 +141,7 @@ public struct ClassifierConfig: Sendable, Equatable {
         angle("face", faceDeg, 0, 90)
         if faceDeg < tiltedDeg { out.append("face (\(faceDeg)) must be ≥ tilted (\(tiltedDeg))") }
         angle("tilt-hysteresis", tiltHysteresisDeg, 0, 20)
+        nonNegative("tilt-settle", tiltSettleMs)
         return out
     }
 }

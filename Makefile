@@ -1,0 +1,53 @@
+# orientd — two commands matter:
+#   make run    replay the demo trace at real speed, printing each published state
+#   make check  build with warnings as errors and run every test
+# Both install the Debian packages they need first (apt-get, as root or via sudo).
+
+SWIFT        ?= swift
+SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
+DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev udev
+BIN          := .build/debug
+DEMO         ?= traces/demo.trace
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build run check test bench traces clean
+
+all: build
+
+# Install whatever is missing; nothing at all when everything is there.
+deps:
+	@missing=""; for p in $(DEBIAN_DEPS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+# The demo: about a minute of handling, replayed at real speed. Each line is a
+# published state: time, effective orientation, physical orientation, tilt.
+run: build
+	@echo "Replaying $(DEMO) at real speed (Ctrl-C stops)."
+	@$(BIN)/orientd --mock $(DEMO) --print --exit-at-end | sed -u \
+	  -e 's/.*"orientation":"\([^"]*\)","physical":"\([^"]*\)","tilt":"\([^"]*\)","rotation":\([0-9]*\).*"t_ms":\([0-9.]*\)}/t=\5 ms  orientation=\1  physical=\2  tilt=\3  rotation=\4/'
+
+check: deps
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) test --skip-build
+
+test: check
+
+# Classifier throughput (release build): a figure, not a pass/fail test.
+bench: deps
+	mkdir -p .build && cd Benchmarks && BENCH_OUT=$${BENCH_OUT:-$(CURDIR)/.build/bench.json} $(SWIFT) run -c release $(SWIFT_FLAGS) orientd-bench
+
+# Regenerate the synthetic traces from the trajectory generator.
+traces: build
+	$(BIN)/tracegen --all traces
+
+clean:
+	rm -rf .build Benchmarks/.build
