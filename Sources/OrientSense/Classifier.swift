@@ -67,12 +67,9 @@ public struct Classifier: Sendable {
     private var pending: Orientation?
     private var pendingSince: Double = 0
 
-    // Steady path: the current run of raw readings that agree.
-    private var steadyValid = false
-    private var steadySince: Double = 0
-    private var steadyRef: Vector3 = .zero
-    private var steadySum: Vector3 = .zero
-    private var steadyCount = 0
+    // Steady path: the recent raw readings.
+    private var steady = SteadyWindow()
+    private var steadyNow = false
     private var steadyCandidate: Orientation?
     private var steadyMean: Vector3 = .zero
 
@@ -109,7 +106,10 @@ public struct Classifier: Sendable {
     public var nextDeadline: Double? {
         guard filtered != nil else { return nil }
         var deadline: Double?
-        if let candidate = pending, candidate != orientation {
+        // On a periodic sensor the filtered path commits on readings only (a tick
+        // must not stand in for readings that will come); on an on-change sensor a
+        // tick re-feeds the held reading, so its deadline counts.
+        if config.onChange, let candidate = pending, candidate != orientation {
             deadline = max(pendingSince + config.settleTimeMs, holdUntil)
         }
         if let candidate = steadyCandidate, candidate != orientation {
@@ -118,8 +118,7 @@ public struct Classifier: Sendable {
         }
         if config.onChange, let f = filtered {
             let notConverged = length(f - lastRaw) > 0.05
-            let runIncomplete = steadyValid && (lastTime - steadySince < config.steadyWindowMs || steadyCount < 2)
-            if notConverged || runIncomplete {
+            if notConverged || !steadyNow {
                 let refeed = lastTime + 1000 / config.sampleRateHz
                 deadline = min(deadline ?? refeed, refeed)
             }
@@ -165,7 +164,10 @@ public struct Classifier: Sendable {
         if abs(rawMagnitude - config.standardGravity) > config.accelToleranceRaw {
             accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
         }
-        updateSteadyRun(t: t, a: a, magnitude: rawMagnitude)
+        steady.append(
+            tMs: t, vector: a,
+            magnitudeOK: abs(rawMagnitude - config.standardGravity) <= config.steadyMagnitudeTolerance,
+            windowMs: config.steadyWindowMs)
         return evaluate(at: t, newReading: true)
     }
 
@@ -201,8 +203,8 @@ public struct Classifier: Sendable {
 
     private mutating func clearTransientState() {
         pending = nil
-        steadyValid = false
-        steadyCount = 0
+        steady.clear()
+        steadyNow = false
         steadyCandidate = nil
         flatSince = nil
         accelHoldUntil = -.infinity
@@ -217,23 +219,6 @@ public struct Classifier: Sendable {
             cachedDecay = exp(-dt / config.filterTimeConstantMs)
         }
         return cachedDecay
-    }
-
-    private mutating func updateSteadyRun(t: Double, a: Vector3, magnitude: Double) {
-        let magnitudeOK = abs(magnitude - config.standardGravity) <= config.steadyMagnitudeTolerance
-        if steadyValid, magnitudeOK {
-            let refLength = length(steadyRef)
-            if (a * steadyRef).sum() >= cosSteadyAngle * magnitude * refLength {
-                steadySum += a
-                steadyCount += 1
-                return
-            }
-        }
-        steadyValid = magnitudeOK
-        steadySince = t
-        steadyRef = a
-        steadySum = a
-        steadyCount = 1
     }
 
     /// Angles of a vector: tilt φ (degrees, +90 face up) and orientation angle θ
@@ -268,8 +253,10 @@ public struct Classifier: Sendable {
         // Steady path: the raw readings of the current run agree and sit near g.
         steadyCandidate = nil
         var steadyAtCurrent = false
-        if steadyValid, steadyCount >= 2, t - steadySince >= config.steadyWindowMs - 1e-9 {
-            steadyMean = steadySum / Double(steadyCount)
+        steadyNow = false
+        if let mean = steady.steadyMean(atMs: t, windowMs: config.steadyWindowMs, cosAngle: cosSteadyAngle) {
+            steadyNow = true
+            steadyMean = mean
             let m = length(steadyMean)
             let (phi, theta) = angles(steadyMean, magnitude: m)
             if let k = candidate(phi: phi, theta: theta, requireNear: config.steadyAcceptDeg) {
@@ -293,7 +280,7 @@ public struct Classifier: Sendable {
                 commit(k)
                 filtered = steadyMean  // the filter's lag is moot once the raw vector is at rest
                 committed = .steady
-            } else if let k = pending, t - pendingSince >= config.settleTimeMs - 1e-9 {
+            } else if let k = pending, newReading, t - pendingSince >= config.settleTimeMs - 1e-9 {
                 commit(k)
                 committed = .settled
             }

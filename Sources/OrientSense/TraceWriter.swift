@@ -1,0 +1,87 @@
+extension Trace {
+    /// The trace in the trace format (SPEC §8), as `TraceReader.parse` reads it.
+    ///
+    /// ```swift
+    /// let text = trace.serialized()
+    /// let again = try TraceReader.parse(text.utf8, file: "copy.trace")  // == trace
+    /// ```
+    ///
+    /// Writes `# orientd-trace: 1`, then only the headers that differ from the
+    /// defaults (`mount_matrix` unless identity, `rate_hz` if set, `on_change` if
+    /// true, `description` if set), the extra headers in order, the line
+    /// `t_ms,x,y,z` and one sample a line. Numbers are the shortest text that reads
+    /// back as the same `Double`; integral values have no fraction (`1000`), `-0`
+    /// is `0`, and non-finite components are `nan`, `inf`, `-inf`.
+    ///
+    /// `parse(serialized())` equals the trace when the trace is one the reader
+    /// could have produced: at least one sample, finite non-decreasing times,
+    /// `rateHz` positive and finite, and header values on one line without
+    /// surrounding spaces. The writer cannot do better than that, so:
+    /// - it always writes format version 1, whatever `version` says;
+    /// - line breaks and other control characters in header values become spaces,
+    ///   and surrounding spaces and tabs are dropped;
+    /// - extra headers whose key is not a header key (an ASCII letter, then
+    ///   letters, digits, `_`, `-`, `.`), is a known key, or repeats an earlier
+    ///   one are left out, since the reader would misread or reject them.
+    public func serialized() -> String {
+        var out = ""
+        out.reserveCapacity(128 + samples.count * 40)
+        out += "# orientd-trace: 1\n"
+        if !mountMatrix.isIdentity {
+            out += "# mount_matrix: \(mountMatrix.description)\n"
+        }
+        if let rateHz {
+            out += "# rate_hz: \(traceNumberText(rateHz))\n"
+        }
+        if onChange {
+            out += "# on_change: true\n"
+        }
+        if let description {
+            out += headerLine("description", description)
+        }
+        var written = TraceReader.knownHeaderKeys
+        for (key, value) in extraHeaders where TraceReader.isHeaderKey(key) && written.insert(key).inserted {
+            out += headerLine(key, value)
+        }
+        out += "t_ms,x,y,z\n"
+        for sample in samples {
+            out += traceNumberText(sample.tMs)
+            out += ","
+            out += traceNumberText(sample.vector.x)
+            out += ","
+            out += traceNumberText(sample.vector.y)
+            out += ","
+            out += traceNumberText(sample.vector.z)
+            out += "\n"
+        }
+        return out
+    }
+}
+
+/// `# key: value` with the value made to fit on one line.
+private func headerLine(_ key: String, _ value: String) -> String {
+    var scalars = String.UnicodeScalarView()
+    for scalar in value.unicodeScalars {
+        let v = scalar.value
+        let isControl = (v < 0x20 && v != 0x09) || (0x7F...0x9F).contains(v)
+        scalars.append(isControl ? " " : scalar)
+    }
+    let oneLine = String(scalars)
+    let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    var trimmed = oneLine.drop(while: isBlank)
+    while let last = trimmed.last, isBlank(last) { trimmed = trimmed.dropLast() }
+    return trimmed.isEmpty ? "# \(key):\n" : "# \(key): \(trimmed)\n"
+}
+
+/// A number as the trace format writes it: shortest round-trip text, integral
+/// values without a fraction, `-0` as `0`, and `nan`, `inf`, `-inf`.
+func traceNumberText(_ value: Double) -> String {
+    if value.isNaN { return "nan" }
+    if value == .infinity { return "inf" }
+    if value == -.infinity { return "-inf" }
+    if value == 0 { return "0" }
+    // Up to 2^53 Swift writes integral values as "1000.0"; above it, with an
+    // exponent ("1e+16"), which is already short and has no ".0".
+    if value.rounded() == value, abs(value) <= 9_007_199_254_740_992 { return String(Int64(value)) }
+    return value.description
+}
