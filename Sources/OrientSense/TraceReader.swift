@@ -236,10 +236,14 @@ private struct TraceParser {
         let valueStart = k
         let key = text(keyStart, keyEnd)
 
-        if let first = headerLines[key] {
-            throw error(at: keyStart, "header '\(key)' is repeated (first on line \(first)); each header key appears once")
+        // A known key decides how the trace replays, so it may appear once; other
+        // `key: value` comments are free-form metadata and may repeat.
+        if TraceReader.knownHeaderKeys.contains(key) {
+            if let first = headerLines[key] {
+                throw error(at: keyStart, "header '\(key)' is repeated (first on line \(first)); each known header key appears once")
+            }
+            headerLines[key] = lineNumber
         }
-        headerLines[key] = lineNumber
 
         switch key {
         case "orientd-trace":

@@ -21,8 +21,8 @@ extension Trace {
     /// - line breaks and other control characters in header values become spaces,
     ///   and surrounding spaces and tabs are dropped;
     /// - extra headers whose key is not a header key (an ASCII letter, then
-    ///   letters, digits, `_`, `-`, `.`), is a known key, or repeats an earlier
-    ///   one are left out, since the reader would misread or reject them.
+    ///   letters, digits, `_`, `-`, `.`) or is a known key are left out, since the
+    ///   reader would misread or reject them (free-form keys may repeat).
     public func serialized() -> String {
         var out = ""
         out.reserveCapacity(128 + samples.count * 40)
@@ -39,8 +39,7 @@ extension Trace {
         if let description {
             out += headerLine("description", description)
         }
-        var written = TraceReader.knownHeaderKeys
-        for (key, value) in extraHeaders where TraceReader.isHeaderKey(key) && written.insert(key).inserted {
+        for (key, value) in extraHeaders where TraceReader.isHeaderKey(key) && !TraceReader.knownHeaderKeys.contains(key) {
             out += headerLine(key, value)
         }
         out += "t_ms,x,y,z\n"
