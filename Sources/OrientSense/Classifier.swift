@@ -165,7 +165,7 @@ public struct Classifier: Sendable {
             accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
         }
         steady.append(
-            tMs: t, vector: a,
+            tMs: t, vector: a, magnitude: rawMagnitude,
             magnitudeOK: abs(rawMagnitude - config.standardGravity) <= config.steadyMagnitudeTolerance,
             windowMs: config.steadyWindowMs)
         return evaluate(at: t, newReading: true)
@@ -254,7 +254,8 @@ public struct Classifier: Sendable {
         steadyCandidate = nil
         var steadyAtCurrent = false
         steadyNow = false
-        if let mean = steady.steadyMean(atMs: t, windowMs: config.steadyWindowMs, cosAngle: cosSteadyAngle) {
+        if let mean = steady.steadyMean(
+            atMs: t, windowMs: config.steadyWindowMs, angle: config.steadyAngleDeg * .pi / 180, cosAngle: cosSteadyAngle) {
             steadyNow = true
             steadyMean = mean
             let m = length(steadyMean)

@@ -1,4 +1,5 @@
 import OrientDaemon
+import OrientSense
 
 /// The command line of SPEC §9, parsed.
 struct Options {
@@ -55,7 +56,7 @@ struct Options {
                 let text = try value(name, inline: inline)
                 if text == "max" {
                     speed = .max
-                } else if let x = Double(text), x.isFinite, x > 0 {
+                } else if let x = DecimalNumber.parse(text), x > 0 {
                     speed = .factor(x)
                 } else {
                     throw UsageError("--speed takes a positive number or 'max', not '\(text.prefix(32))'")

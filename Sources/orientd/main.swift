@@ -22,7 +22,7 @@ if options.help {
     exit(0)
 }
 if options.version {
-    writeAll(fd: 1, Array("orientd \(version)\n".utf8))
+    writeAll(fd: 1, Array("orientd \(version)\nlibiio \(LibraryVersions.libiio)\n".utf8))
     exit(0)
 }
 signal(SIGPIPE, SIG_IGN)

@@ -36,7 +36,8 @@ func workload(count: Int) -> [Sample] {
     return out
 }
 
-let samples = workload(count: 1_000_000)
+let sampleCount = getenv("BENCH_SAMPLES").flatMap { Int(String(cString: $0)) } ?? 1_000_000
+let samples = workload(count: sampleCount)
 var best = 0.0
 var events = 0
 for _ in 0..<5 {
