@@ -12,6 +12,8 @@ var package = Package(
     name: "orientd",
     products: [
         .executable(name: "orientd", targets: ["orientd"]),
+        .executable(name: "orientctl", targets: ["orientctl"]),
+        .library(name: "OrientClient", targets: ["OrientClient"]),
         .library(name: "OrientSense", targets: ["OrientSense"]),
     ],
     targets: [
@@ -21,14 +23,20 @@ var package = Package(
             pkgConfig: "libiio",
             providers: [.apt(["libiio-dev", "libudev-dev"])]
         ),
+        // epoll, timerfd, signalfd and SO_PEERCRED, which Glibc's module lacks.
+        .systemLibrary(name: "CLinux"),
         // The pure core: no C, no I/O, no clocks.
         .target(name: "OrientSense"),
         // Synthetic trajectories (seeded noise, linear acceleration, tilt) for tests and traces/.
         .target(name: "OrientSynth", dependencies: ["OrientSense"]),
         // The daemon's I/O: mock replay, (later) sensors, event loop, socket server.
-        .target(name: "OrientDaemon", dependencies: ["OrientSense", "CIIO"]),
+        .target(name: "OrientDaemon", dependencies: ["OrientSense", "CIIO", "CLinux"]),
         .executableTarget(name: "orientd", dependencies: ["OrientDaemon", "OrientSense"]),
         .executableTarget(name: "tracegen", dependencies: ["OrientSynth", "OrientSense"]),
+        // The client library for apps: the socket protocol only, never libiio or libudev.
+        .target(name: "OrientClient", dependencies: ["OrientSense"]),
+        .executableTarget(name: "orientctl", dependencies: ["OrientClient", "OrientSense"]),
+        .testTarget(name: "OrientClientTests", dependencies: ["OrientClient", "OrientSense"]),
         .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientSynth"]),
         .testTarget(
             name: "OrientdIntegrationTests",

@@ -84,6 +84,11 @@ public struct MockReplay: Sendable {
         return .end
     }
 
+    /// Runs `body` on the engine (constraints, lock, configuration changes).
+    public mutating func withEngine<R>(_ body: (inout OrientationEngine) -> R) -> R {
+        body(&engine)
+    }
+
     /// Performs the next step; returns the newly published state, if it changed.
     public mutating func advance() -> StateMessage? {
         let step = peek()

@@ -70,6 +70,14 @@ public struct OrientationEngine: Sendable {
         return republish(at: t)
     }
 
+    /// Changes the natural geometry and the default allowed set (a config reload);
+    /// returns the new state when its content changed.
+    public mutating func setPolicy(natural: NaturalGeometry, defaultAllowed: OrientationMask, atMs t: Double) -> StateMessage? {
+        arbiter.natural = natural
+        arbiter.defaultAllowed = defaultAllowed
+        return republish(at: t)
+    }
+
     /// Replaces the classifier parameters (keeps its orientation and filter).
     public mutating func reconfigure(_ config: ClassifierConfig) {
         classifier.reconfigure(config)

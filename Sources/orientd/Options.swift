@@ -9,21 +9,33 @@ struct Options {
     var exitAtEnd = false
     var print = false
     var stateDir: String?
-    var logLevel: LogLevel = .notice
+    var configPath: String?
+    var socketPath: String?
+    var checkConfig = false
+    var logLevel: LogLevel?
     var help = false
     var version = false
 
     static let usage = """
-        Usage: orientd [--state-dir DIR] [--mock TRACE] [--speed X|max] [--loop]
-                       [--exit-at-end] [--print] [--log-level LEVEL] [--version] [--help]
+        Usage: orientd [--config FILE] [--socket PATH] [--state-dir DIR] [--mock TRACE]
+                       [--speed X|max] [--loop] [--exit-at-end] [--print]
+                       [--log-level LEVEL] [--check-config] [--version] [--help]
 
-        Turns an accelerometer into screen orientation and publishes it.
+        Turns an accelerometer into screen orientation and publishes it on a Unix
+        socket (newline-delimited JSON; see docs/protocol.md).
 
+          --config FILE     configuration file (default /etc/orientd/orientd.conf,
+                            used when it exists)
+          --socket PATH     listen here (default $ORIENTD_SOCKET, the config's
+                            socket, or /run/orientd/orientd.sock)
+          --check-config    validate the configuration and exit (0 valid, 78 not)
           --mock TRACE      replay a recorded sensor trace instead of reading hardware
           --speed X|max     trace time per wall time (default 1; max: no waiting,
                             timers on virtual time, the same states)
           --loop            replay the trace again and again
           --exit-at-end     exit 0 after the last sample and any pending deadline
+                            (a batch replay: no socket unless --socket or
+                            $ORIENTD_SOCKET names one)
           --print           write every published state to stdout as one JSON line
           --state-dir DIR   where the rotation lock is kept (default $STATE_DIRECTORY
                             or /var/lib/orientd)
@@ -31,7 +43,12 @@ struct Options {
           --version         print the version and exit
           --help            print this help and exit
 
-        Exit codes: 64 usage, 65 bad trace, 66 missing input, 69 unavailable.
+        Signals: SIGTERM/SIGINT stop cleanly, SIGHUP reloads the configuration
+        (a bad file keeps the running configuration).
+
+        Exit codes: 64 usage, 65 bad trace, 66 missing input, 69 unavailable
+        (another orientd listens on the socket), 73 cannot create the socket,
+        78 bad configuration.
 
         """
 
@@ -62,23 +79,24 @@ struct Options {
                     throw UsageError("--speed takes a positive number or 'max', not '\(text.prefix(32))'")
                 }
             case "--state-dir": stateDir = try value(name, inline: inline)
+            case "--config": configPath = try value(name, inline: inline)
+            case "--socket": socketPath = try value(name, inline: inline)
             case "--log-level":
                 let text = try value(name, inline: inline)
                 guard let level = LogLevel(name: text) else {
                     throw UsageError("--log-level takes error, warning, notice, info or debug, not '\(text.prefix(32))'")
                 }
                 logLevel = level
-            case "--loop", "--exit-at-end", "--print", "--help", "-h", "--version":
+            case "--loop", "--exit-at-end", "--print", "--help", "-h", "--version", "--check-config":
                 guard inline == nil else { throw UsageError("\(name) takes no value") }
                 switch name {
                 case "--loop": loop = true
                 case "--exit-at-end": exitAtEnd = true
                 case "--print": print = true
                 case "--version": version = true
+                case "--check-config": checkConfig = true
                 default: help = true
                 }
-            case "--config", "--socket", "--check-config":
-                throw UsageError("\(name) is not available in this version of orientd")
             default:
                 throw UsageError("unknown argument '\(argument.prefix(64))'")
             }

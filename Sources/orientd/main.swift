@@ -4,8 +4,6 @@ import Glibc
 import OrientDaemon
 import OrientSense
 
-let version = "0.1.0"
-
 func fail(_ message: String, code: Int32) -> Never {
     writeAll(fd: 2, Array("orientd: \(message)\n".utf8))
     exit(code)
@@ -22,50 +20,68 @@ if options.help {
     exit(0)
 }
 if options.version {
-    writeAll(fd: 1, Array("orientd \(version)\nlibiio \(LibraryVersions.libiio)\n".utf8))
+    writeAll(fd: 1, Array("orientd \(orientdVersion)\nlibiio \(LibraryVersions.libiio)\n".utf8))
     exit(0)
 }
 signal(SIGPIPE, SIG_IGN)
-let log = Log(threshold: options.logLevel)
 var environment: [String: String] = [:]
 for (key, value) in ProcessInfoLite.environment() { environment[key] = value }
-let stateDirectory = StateDirectory(path: options.stateDir ?? StateDirectory.defaultPath(environment: environment))
-let lock = stateDirectory.loadLock(warn: log.warning)
 
-guard let tracePath = options.mockTrace else {
-    fail("no sensor source: reading hardware accelerometers is not available in this version; use --mock TRACE", code: 69)
+// Configuration: a file named with --config must exist; the default one is optional.
+var config = DaemonConfig()
+var configWarnings: [String] = []
+var configPath: String?
+var info = stat()
+if let path = options.configPath ?? (stat(DaemonConfig.defaultPath, &info) == 0 ? DaemonConfig.defaultPath : nil) {
+    do {
+        (config, configWarnings) = try ConfigFile.load(path)
+        configPath = path
+    } catch {
+        fail(error.description, code: error.exitCode)
+    }
+}
+var log = Log(threshold: options.logLevel ?? LogLevel(config: config.logLevel))
+for warning in configWarnings { log.warning(warning) }
+if options.checkConfig {
+    writeAll(fd: 1, Array("\(configPath ?? "defaults (no configuration file)"): configuration OK\n".utf8))
+    exit(0)
 }
 
-let trace: Trace
+// The socket: --socket, $ORIENTD_SOCKET, the config's, or the default. A batch
+// replay (--mock with --exit-at-end) serves no socket unless one is named.
+let namedSocket = options.socketPath ?? environment["ORIENTD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+let batchReplay = options.mockTrace != nil && options.exitAtEnd
+let socketPath = namedSocket ?? (batchReplay ? nil : config.socket ?? DaemonConfig.defaultSocketPath)
+var daemonOptions = DaemonOptions(
+    socketPath: socketPath,
+    stateDirectory: options.stateDir ?? StateDirectory.defaultPath(environment: environment))
+daemonOptions.speed = options.speed
+daemonOptions.loop = options.loop
+daemonOptions.exitAtEnd = options.exitAtEnd
+daemonOptions.print = options.print
+daemonOptions.configPath = configPath
+daemonOptions.logLevelOverride = options.logLevel
+// A developer's replay on the default socket goes on without it if it is taken.
+daemonOptions.socketOptional = options.mockTrace != nil && namedSocket == nil
+
+if let tracePath = options.mockTrace {
+    do {
+        let trace = try TraceFile.load(tracePath)
+        for warning in trace.mountMatrix.warnings { log.warning("\(tracePath): \(warning)") }
+        log.info("replaying \(tracePath): \(trace.samples.count) samples")
+        daemonOptions.mockTrace = trace
+        daemonOptions.mockTracePath = tracePath
+    } catch {
+        switch error {
+        case .unreadable: fail(error.description, code: 66)
+        case .malformed: fail(error.description, code: 65)
+        }
+    }
+}
+
 do {
-    trace = try TraceFile.load(tracePath)
+    let daemon = try Daemon(options: daemonOptions, config: config, log: log)
+    exit(daemon.run())
 } catch {
-    switch error {
-    case .unreadable: fail(error.description, code: 66)
-    case .malformed: fail(error.description, code: 65)
-    }
+    fail(error.description, code: 71)
 }
-for warning in trace.mountMatrix.warnings { log.warning("\(tracePath): \(warning)") }
-
-let natural = PanelGeometry.probe() ?? .portrait
-var replay = MockReplay(trace: trace, natural: natural, lock: lock, loop: options.loop)
-let output = LineWriter(fd: 1)
-log.info("replaying \(tracePath): \(trace.samples.count) samples, natural geometry \(natural.rawValue)")
-
-if options.print { output.write(replay.engine.state.json()) }
-let wallStart = MonotonicClock.nowMs()
-let traceStart = trace.samples.first?.tMs ?? 0
-while let t = replay.nextStepTime() {
-    if case .factor(let factor) = options.speed {
-        output.flush()
-        MonotonicClock.sleep(untilMs: wallStart + (t - traceStart) / factor)
-    }
-    if let state = replay.advance(), options.print { output.write(state.json()) }
-    if !output.isOpen { exit(0) }
-}
-output.flush()
-if !options.exitAtEnd {
-    // The trace is over; keep the last state until told to stop.
-    while true { pause() }
-}
-exit(0)

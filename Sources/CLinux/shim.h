@@ -1,0 +1,17 @@
+#ifndef ORIENTD_CLINUX_SHIM_H
+#define ORIENTD_CLINUX_SHIM_H
+/* Linux interfaces the daemon's event loop needs that Swift's Glibc module
+   does not export: epoll, timerfd, signalfd, and the SO_PEERCRED record. */
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+/* struct ucred needs _GNU_SOURCE, which Glibc's module was built without. */
+struct orientd_ucred { pid_t pid; uid_t uid; gid_t gid; };
+
+/* accept4 needs _GNU_SOURCE too. */
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+static inline int orientd_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
+#endif

@@ -1,0 +1,1 @@
+// The client library: see OrientClient.swift.

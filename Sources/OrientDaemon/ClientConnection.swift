@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+public import OrientSense
+
+/// One connected client: its socket, buffers, subscriptions and constraints.
+///
+/// Owned by `SocketServer`; touched only on the event loop's thread.
+public final class ClientConnection {
+    /// A serial number for logs (never reused while the daemon runs).
+    public let serial: Int
+    let fd: Int32
+    /// The peer's credentials (SO_PEERCRED), nil if the kernel did not say.
+    public let uid: UInt32?
+    public let pid: Int32?
+
+    /// Receives a `state` on every change.
+    public var subscribed = false
+    /// Receives a `sample` for every sensor sample.
+    public var wantsSamples = false
+    /// Constraint id → the mask it allows, in registration order.
+    public private(set) var constraints: [(id: String, mask: OrientationMask)] = []
+
+    var readBuffer: [UInt8] = []
+    var writeBuffer: [UInt8] = []
+    var writeOffset = 0
+    /// A state change happened while replies were still queued: send the latest
+    /// state once the queue drains (coalescing; never a stale one).
+    var stateOwed = false
+    var closing = false
+
+    init(serial: Int, fd: Int32) {
+        self.serial = serial
+        self.fd = fd
+        var cred = orientd_ucred()
+        var size = socklen_t(MemoryLayout<orientd_ucred>.size)
+        if getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &size) == 0 {
+            uid = cred.uid
+            pid = cred.pid
+        } else {
+            uid = nil
+            pid = nil
+        }
+    }
+
+    /// Bytes queued and not yet written.
+    var queuedBytes: Int { writeBuffer.count - writeOffset }
+
+    /// A short name for logs: `client 7 (uid 1000, pid 4242)`.
+    public var name: String {
+        "client \(serial) (uid \(uid.map { String($0) } ?? "?"), pid \(pid.map { String($0) } ?? "?"))"
+    }
+
+    /// Adds or updates a constraint; returns false when that would pass `limit`.
+    func setConstraint(id: String, mask: OrientationMask, limit: Int) -> Bool {
+        if let index = constraints.firstIndex(where: { $0.id == id }) {
+            constraints[index].mask = mask
+            return true
+        }
+        guard constraints.count < limit else { return false }
+        constraints.append((id: id, mask: mask))
+        return true
+    }
+
+    /// Removes a constraint; returns false when there is none with that id.
+    func removeConstraint(id: String) -> Bool {
+        guard let index = constraints.firstIndex(where: { $0.id == id }) else { return false }
+        constraints.remove(at: index)
+        return true
+    }
+}

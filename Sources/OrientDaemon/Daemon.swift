@@ -1,0 +1,355 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+public import OrientSense
+
+/// Everything the command line decides for a daemon run.
+public struct DaemonOptions: Sendable {
+    /// Where to listen; nil serves no socket (a batch replay).
+    public var socketPath: String?
+    /// When the socket cannot be set up, warn and go on without it (mock replays
+    /// on the default path) instead of exiting.
+    public var socketOptional = false
+    public var stateDirectory: String
+    public var mockTrace: Trace?
+    public var mockTracePath: String?
+    public var speed: MockReplay.Speed = .factor(1)
+    public var loop = false
+    public var exitAtEnd = false
+    public var print = false
+    /// The config file to reload on SIGHUP (nil: defaults, nothing to reload).
+    public var configPath: String?
+    /// `--log-level` given on the command line (wins over the config).
+    public var logLevelOverride: LogLevel?
+
+    public init(socketPath: String?, stateDirectory: String) {
+        self.socketPath = socketPath
+        self.stateDirectory = stateDirectory
+    }
+}
+
+/// The daemon: one event loop owning the engine, the socket server, the clients'
+/// constraints, the rotation lock and the sensor source (a trace replay for now).
+public final class Daemon {
+    private let options: DaemonOptions
+    private var config: DaemonConfig
+    private var log: Log
+    private let loop: EventLoop
+    private var server: SocketServer?
+    private let stateDirectory: StateDirectory
+    private let output = LineWriter(fd: 1)
+    private var natural: NaturalGeometry
+
+    private var engine: OrientationEngine
+    private var replay: MockReplay?
+    private var replayTimer: EventLoop.TimerID?
+    private var replayWallStart = 0.0
+    private var replayTraceStart = 0.0
+    private var lockOwner: UInt32?
+    private var exitCode: Int32 = 0
+
+    /// Sets up everything but the socket; `run()` opens it.
+    public init(options: DaemonOptions, config: DaemonConfig, log: Log) throws(SystemError) {
+        self.options = options
+        self.config = config
+        self.log = log
+        loop = try EventLoop()
+        stateDirectory = StateDirectory(path: options.stateDirectory)
+        natural = config.natural.resolved(detected: PanelGeometry.probe())
+        let stored = stateDirectory.loadLockRecord(warn: log.warning)
+        lockOwner = stored?.owner
+        var classifier = config.classifier
+        if let trace = options.mockTrace {
+            var replay = MockReplay(
+                trace: trace, config: classifier, natural: natural,
+                defaultAllowed: config.defaultAllowedMask(natural: natural), lock: stored?.orientation, loop: options.loop)
+            if let matrix = config.mountMatrix { replay.withEngine { $0.mountMatrix = matrix } }
+            self.replay = replay
+            engine = replay.engine
+        } else {
+            classifier.onChange = false
+            engine = OrientationEngine(
+                classifier: classifier, mountMatrix: config.mountMatrix ?? .identity, natural: natural,
+                defaultAllowed: config.defaultAllowedMask(natural: natural), lock: stored?.orientation,
+                sensor: .absent, tMs: MonotonicClock.nowMs())
+        }
+    }
+
+    /// Listens, serves and replays until SIGTERM/SIGINT (or the end of the trace
+    /// with `exitAtEnd`); returns the process exit code.
+    public func run() -> Int32 {
+        if let path = options.socketPath {
+            do {
+                server = try SocketServer(path: path, limits: serverLimits, loop: loop, log: log)
+                log.notice("listening on \(path); natural geometry \(natural.rawValue)")
+            } catch {
+                guard options.socketOptional else {
+                    log.error(error.description)
+                    return error.exitCode
+                }
+                log.warning("\(error.description); replaying without serving clients")
+            }
+        }
+        if let server {
+            server.onConnect = { [unowned server] client in
+                server.send(Reply.hello(version: orientdVersion), to: client)
+            }
+            server.onLine = { [unowned self] client, line in self.handle(line, from: client) }
+            server.onClose = { [unowned self] client in self.clientGone(client) }
+            server.latestState = { [unowned self] in self.state.json() }
+        }
+        do {
+            try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
+                if signal == SIGHUP {
+                    self.reload()
+                } else {
+                    self.log.notice("stopping on signal \(signal)")
+                    self.loop.stop()
+                }
+            }
+        } catch {
+            log.error(error.description)
+            server?.shutdown()
+            return 71
+        }
+        publish(state)
+        if replay != nil {
+            replayWallStart = MonotonicClock.nowMs()
+            replayTraceStart = replay?.trace.samples.first?.tMs ?? 0
+            scheduleReplay()
+        } else {
+            log.notice("no sensor source: hardware accelerometers are not read by this version; publishing sensor \"absent\"")
+        }
+        loop.run()
+        output.flush()
+        server?.shutdown()
+        return exitCode
+    }
+
+    private var state: StateMessage { replay?.engine.state ?? engine.state }
+
+    private var serverLimits: ServerLimits {
+        var limits = ServerLimits()
+        limits.clients = config.limits.clients
+        limits.lineLength = config.limits.lineLength
+        limits.replyBuffer = config.limits.replyBuffer
+        return limits
+    }
+
+    /// The sensor clock now: trace time in mock mode, CLOCK_MONOTONIC otherwise.
+    private var sensorNow: Double {
+        guard replay != nil else { return MonotonicClock.nowMs() }
+        if case .factor(let factor) = options.speed {
+            return max(state.tMs, replayTraceStart + (MonotonicClock.nowMs() - replayWallStart) * factor)
+        }
+        return state.tMs
+    }
+
+    // MARK: Publishing
+
+    private func publish(_ message: StateMessage) {
+        let line = message.json()
+        if options.print {
+            output.write(line)
+            output.flush()
+        }
+        guard let server else { return }
+        for client in server.connections where client.subscribed {
+            server.sendState(line, to: client)
+        }
+    }
+
+    private func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {
+        let published: StateMessage?
+        if replay != nil {
+            published = replay?.withEngine(body) ?? nil
+        } else {
+            published = body(&engine)
+        }
+        if let published { publish(published) }
+    }
+
+    // MARK: Replay
+
+    private func scheduleReplay() {
+        guard let t = replay?.nextStepTime() else {
+            log.info("trace replayed to its end")
+            if options.exitAtEnd { loop.stop() }
+            return
+        }
+        let due: Double
+        switch options.speed {
+        case .max: due = MonotonicClock.nowMs()
+        case .factor(let factor): due = replayWallStart + (t - replayTraceStart) / factor
+        }
+        replayTimer = loop.schedule(atMs: due) { [unowned self] in self.replaySteps() }
+    }
+
+    private func replaySteps() {
+        guard replay != nil else { return }
+        // At --speed max, yield to clients every few hundred steps.
+        var budget = 512
+        let now = MonotonicClock.nowMs()
+        while budget > 0, let t = replay?.nextStepTime() {
+            if case .factor(let factor) = options.speed, replayWallStart + (t - replayTraceStart) / factor > now { break }
+            if case .reading(let sample)? = replay?.peek() { broadcastSample(sample) }
+            if let published = replay?.advance() { publish(published) }
+            budget -= 1
+        }
+        scheduleReplay()
+    }
+
+    private func broadcastSample(_ sample: Sample) {
+        guard let server else { return }
+        var line: String?
+        for client in server.connections where client.wantsSamples {
+            let text = line ?? Reply.sample(tMs: sample.tMs, vector: sample.vector)
+            line = text
+            server.send(text, to: client)
+        }
+    }
+
+    // MARK: Requests
+
+    private func handle(_ line: ArraySlice<UInt8>, from client: ClientConnection) {
+        guard let server else { return }
+        let request: RequestLine
+        switch RequestDecoder.decode(line) {
+        case .failure(let error):
+            server.send(error.json(), to: client)
+            return
+        case .success(let decoded):
+            request = decoded
+        }
+        let seq = request.seq
+        func fail(_ code: ErrorCode, _ message: String) {
+            server.send(ProtocolError(code: code, message: message, seq: seq).json(), to: client)
+        }
+        switch request.request {
+        case .get:
+            server.send(state.json(seq: seq), to: client)
+        case .subscribe:
+            client.subscribed = true
+            client.stateOwed = false
+            server.send(state.json(seq: seq), to: client)
+        case .unsubscribe:
+            client.subscribed = false
+            client.wantsSamples = false
+            server.send(Reply.ok(seq: seq), to: client)
+        case .constrain(let id, let allow):
+            let mask: OrientationMask
+            do {
+                mask = try OrientationMask(names: allow, natural: natural)
+            } catch {
+                fail(.badArgument, error.description)
+                return
+            }
+            guard client.setConstraint(id: id, mask: mask, limit: config.limits.constraintsPerClient) else {
+                fail(.limit, "too many constraints on this connection (limit \(config.limits.constraintsPerClient))")
+                return
+            }
+            log.info("\(client.name) constrains '\(id)' to \(mask.names.joined(separator: ","))")
+            server.send(Reply.ok(seq: seq), to: client)
+            applyConstraints()
+        case .release(let id):
+            guard client.removeConstraint(id: id) else {
+                fail(.unknownID, "no constraint '\(id)' on this connection")
+                return
+            }
+            server.send(Reply.ok(seq: seq), to: client)
+            applyConstraints()
+        case .lock(let target):
+            guard config.lockPermission.permits(uid: client.uid ?? UInt32.max, lockOwner: lockOwner) else {
+                fail(.notPermitted, "lock-permission is \(config.lockPermission.rawValue): this client may not lock rotation")
+                return
+            }
+            let orientation: Orientation
+            switch target {
+            case .current: orientation = state.orientation
+            case .orientation(let o): orientation = o
+            }
+            lockOwner = client.uid
+            persistLock(orientation)
+            server.send(Reply.ok(seq: seq), to: client)
+            log.info("\(client.name) locks rotation at \(orientation.rawValue)")
+            let now = sensorNow
+            mutateEngine { $0.setLock(orientation, atMs: now) }
+        case .unlock:
+            guard config.lockPermission.permits(uid: client.uid ?? UInt32.max, lockOwner: lockOwner) else {
+                fail(.notPermitted, "lock-permission is \(config.lockPermission.rawValue): this client may not unlock rotation")
+                return
+            }
+            lockOwner = nil
+            persistLock(nil)
+            server.send(Reply.ok(seq: seq), to: client)
+            log.info("\(client.name) unlocks rotation")
+            let now = sensorNow
+            mutateEngine { $0.setLock(nil, atMs: now) }
+        case .samples:
+            client.wantsSamples = true
+            let matrix = (replay?.engine ?? engine).mountMatrix
+            server.send(
+                Reply.samplesOK(seq: seq, mountMatrix: matrix, rateHz: replay?.trace.rateHz ?? config.classifier.sampleRateHz,
+                    onChange: replay?.trace.onChange ?? false),
+                to: client)
+        }
+    }
+
+    private func persistLock(_ orientation: Orientation?) {
+        do {
+            try stateDirectory.saveLock(orientation, owner: orientation == nil ? nil : lockOwner)
+        } catch {
+            log.warning("rotation lock not persisted: \(error.reason)")
+        }
+    }
+
+    private func applyConstraints() {
+        let masks = server.map { Array($0.connections.flatMap { $0.constraints.map(\.mask) }) } ?? []
+        let now = sensorNow
+        mutateEngine { $0.setConstraints(masks, atMs: now) }
+    }
+
+    private func clientGone(_ client: ClientConnection) {
+        if !client.constraints.isEmpty { applyConstraints() }
+    }
+
+    // MARK: Configuration
+
+    private func reload() {
+        guard let path = options.configPath else {
+            log.notice("SIGHUP: no configuration file in use; nothing to reload")
+            return
+        }
+        let loaded: (config: DaemonConfig, warnings: [String])
+        do {
+            loaded = try ConfigFile.load(path)
+        } catch {
+            log.error("SIGHUP: \(error.description); keeping the running configuration")
+            return
+        }
+        for warning in loaded.warnings { log.warning(warning) }
+        let new = loaded.config
+        if new.socket != config.socket { log.notice("SIGHUP: a new socket path takes effect at restart") }
+        config = new
+        if options.logLevelOverride == nil { log.threshold = LogLevel(config: new.logLevel) }
+        server?.limits = serverLimits
+        let newNatural = new.natural.resolved(detected: PanelGeometry.probe())
+        natural = newNatural
+        var classifier = new.classifier
+        if let trace = replay?.trace {
+            classifier.onChange = trace.onChange
+            if let rate = trace.rateHz, rate.isFinite, rate > 0 { classifier.sampleRateHz = min(1000, max(10, rate)) }
+        }
+        let now = sensorNow
+        let defaultAllowed = new.defaultAllowedMask(natural: newNatural)
+        mutateEngine { engine in
+            engine.reconfigure(classifier)
+            if let matrix = new.mountMatrix { engine.mountMatrix = matrix }
+            return engine.setPolicy(natural: newNatural, defaultAllowed: defaultAllowed, atMs: now)
+        }
+        log.notice("SIGHUP: configuration reloaded from \(path)")
+    }
+}
+
+/// The daemon's version, as reported in `hello` and `--version`.
+public let orientdVersion = "0.2.0"

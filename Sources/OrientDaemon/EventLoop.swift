@@ -1,0 +1,226 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+
+/// The daemon's one event loop: epoll over file descriptors, one timerfd for all
+/// timers, and a signalfd for signals. Single-threaded; every callback runs on
+/// the thread that called `run()`, so state needs no locks.
+///
+/// Nothing runs unless an fd is ready or a timer is due: with no timers armed
+/// and no traffic, the process sleeps in `epoll_wait` and makes no wakeups.
+public final class EventLoop {
+    /// Readiness bits passed to fd handlers (EPOLLIN, EPOLLOUT, EPOLLHUP, EPOLLERR).
+    public struct Events: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public static let readable = Events(rawValue: EPOLLIN.rawValue)
+        public static let writable = Events(rawValue: EPOLLOUT.rawValue)
+        public static let hangup = Events(rawValue: EPOLLHUP.rawValue | EPOLLRDHUP.rawValue)
+        public static let error = Events(rawValue: EPOLLERR.rawValue)
+    }
+
+    /// Identifies a scheduled timer, to cancel it.
+    public struct TimerID: Hashable, Sendable {
+        fileprivate let value: UInt64
+    }
+
+    private struct Watch {
+        var generation: UInt32
+        var handler: (Events) -> Void
+    }
+
+    private struct Timer {
+        var deadlineMs: Double
+        var action: () -> Void
+    }
+
+    private let epollFD: Int32
+    private let timerFD: Int32
+    private var signalFD: Int32 = -1
+    private var signalHandler: ((Int32) -> Void)?
+    private var watches: [Int32: Watch] = [:]
+    private var nextGeneration: UInt32 = 1
+    private var timers: [UInt64: Timer] = [:]
+    private var nextTimerID: UInt64 = 1
+    private var armedDeadline: Double?
+    private var running = false
+
+    /// Wakeups counted since start (epoll_wait returns), for tests and benchmarks.
+    public private(set) var wakeups = 0
+
+    /// Creates the epoll instance and the timerfd. Fails only if the kernel refuses.
+    public init() throws(SystemError) {
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw SystemError("epoll_create1") }
+        timerFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        guard timerFD >= 0 else {
+            close(epollFD)
+            throw SystemError("timerfd_create")
+        }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = UInt64(UInt32(bitPattern: timerFD))
+        epoll_ctl(epollFD, EPOLL_CTL_ADD, timerFD, &event)
+    }
+
+    deinit {
+        close(timerFD)
+        if signalFD >= 0 { close(signalFD) }
+        close(epollFD)
+    }
+
+    // MARK: File descriptors
+
+    /// Watches `fd` for `events`; `handler` gets the ready bits. Replaces any
+    /// earlier watch of the same fd.
+    public func watch(_ fd: Int32, for events: Events, handler: @escaping (Events) -> Void) {
+        let generation = nextGeneration
+        nextGeneration &+= 1
+        if nextGeneration == 0 { nextGeneration = 1 }
+        let existed = watches[fd] != nil
+        watches[fd] = Watch(generation: generation, handler: handler)
+        var event = epoll_event()
+        event.events = events.rawValue
+        event.data.u64 = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+        epoll_ctl(epollFD, existed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event)
+    }
+
+    /// Changes the events watched on `fd` (keeps its handler).
+    public func change(_ fd: Int32, to events: Events) {
+        guard let watch = watches[fd] else { return }
+        var event = epoll_event()
+        event.events = events.rawValue
+        event.data.u64 = UInt64(watch.generation) << 32 | UInt64(UInt32(bitPattern: fd))
+        epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Stops watching `fd` (call before closing it).
+    public func unwatch(_ fd: Int32) {
+        guard watches.removeValue(forKey: fd) != nil else { return }
+        epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+    }
+
+    // MARK: Timers
+
+    /// Runs `action` once at `deadlineMs` on CLOCK_MONOTONIC (at once if it has passed).
+    @discardableResult
+    public func schedule(atMs deadlineMs: Double, _ action: @escaping () -> Void) -> TimerID {
+        let id = nextTimerID
+        nextTimerID += 1
+        timers[id] = Timer(deadlineMs: deadlineMs, action: action)
+        return TimerID(value: id)
+    }
+
+    /// Cancels a timer that has not fired yet (no effect otherwise).
+    public func cancel(_ timer: TimerID?) {
+        guard let timer else { return }
+        timers.removeValue(forKey: timer.value)
+    }
+
+    /// The number of timers scheduled and not yet fired.
+    public var pendingTimers: Int { timers.count }
+
+    // MARK: Signals
+
+    /// Blocks `signals` and delivers them to `handler` through a signalfd.
+    public func handleSignals(_ signals: [Int32], handler: @escaping (Int32) -> Void) throws(SystemError) {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signal in signals { sigaddset(&mask, signal) }
+        guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else { throw SystemError("pthread_sigmask") }
+        let fd = signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
+        guard fd >= 0 else { throw SystemError("signalfd") }
+        signalFD = fd
+        signalHandler = handler
+        watch(fd, for: .readable) { [unowned self] _ in self.readSignals() }
+    }
+
+    private func readSignals() {
+        var info = signalfd_siginfo()
+        while read(signalFD, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+            signalHandler?(Int32(info.ssi_signo))
+        }
+    }
+
+    // MARK: Running
+
+    /// Dispatches events until `stop()`.
+    public func run() {
+        running = true
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while running {
+            runDueTimers()
+            guard running else { break }
+            armTimerFD()
+            let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), -1) }
+            wakeups += 1
+            if n < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for i in 0..<Int(n) {
+                let data = events[i].data.u64
+                let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: data))
+                if fd == timerFD {
+                    var expirations: UInt64 = 0
+                    _ = read(timerFD, &expirations, 8)
+                    armedDeadline = nil
+                    continue
+                }
+                let generation = UInt32(truncatingIfNeeded: data >> 32)
+                // The fd may have been closed and reused by an earlier handler in this batch.
+                guard let watch = watches[fd], watch.generation == generation else { continue }
+                watch.handler(Events(rawValue: events[i].events))
+                if !running { break }
+            }
+        }
+    }
+
+    /// Makes `run()` return after the current callback.
+    public func stop() {
+        running = false
+    }
+
+    private func runDueTimers() {
+        while true {
+            let now = MonotonicClock.nowMs()
+            guard let (id, timer) = timers.min(by: { $0.value.deadlineMs < $1.value.deadlineMs }),
+                timer.deadlineMs <= now
+            else { return }
+            timers.removeValue(forKey: id)
+            timer.action()
+            if !running { return }
+        }
+    }
+
+    private func armTimerFD() {
+        let earliest = timers.values.min(by: { $0.deadlineMs < $1.deadlineMs })?.deadlineMs
+        guard earliest != armedDeadline else { return }
+        armedDeadline = earliest
+        var spec = itimerspec()
+        if let deadline = earliest {
+            let seconds = (deadline / 1000).rounded(.down)
+            spec.it_value.tv_sec = Int(seconds)
+            spec.it_value.tv_nsec = max(1, Int((deadline - seconds * 1000) * 1_000_000))
+        }
+        timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+    }
+}
+
+/// A failed system call, with errno's text.
+public struct SystemError: Error, Sendable, CustomStringConvertible {
+    public var call: String
+    public var code: Int32
+    /// A failure of `call` with the current errno.
+    public init(_ call: String) {
+        self.call = call
+        self.code = errno
+    }
+
+    public init(_ call: String, code: Int32) {
+        self.call = call
+        self.code = code
+    }
+    public var description: String { "\(call): \(String(cString: strerror(code)))" }
+}

@@ -1,0 +1,312 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+import OrientSense
+
+/// Limits that keep one client from hurting the daemon or the others (SPEC §7, §12).
+public struct ServerLimits: Sendable, Equatable {
+    /// Most clients connected at once; the next one gets a `limit` error and is closed.
+    public var clients: Int = 256
+    /// Longest request line in bytes, newline excluded; longer gets `too-long` and is closed.
+    public var lineLength: Int = 4096
+    /// Most bytes of unread replies before the client is disconnected.
+    public var replyBuffer: Int = 65536
+
+    public init() {}
+}
+
+/// The Unix stream socket server: accepts clients, splits their input into
+/// lines, and writes replies without ever blocking the event loop.
+///
+/// Writes use MSG_NOSIGNAL (no SIGPIPE). A client that stops reading first has
+/// its state messages coalesced (it gets the latest state when it drains), and
+/// is disconnected when its other unread replies pass `limits.replyBuffer`.
+public final class SocketServer {
+    public let path: String
+    public var limits: ServerLimits
+    /// Called with each complete line (without the newline).
+    public var onLine: (ClientConnection, ArraySlice<UInt8>) -> Void = { _, _ in }
+    /// Called after a client is accepted (before any line).
+    public var onConnect: (ClientConnection) -> Void = { _ in }
+    /// Called once when a client is gone (its constraints must vanish).
+    public var onClose: (ClientConnection) -> Void = { _ in }
+    /// The latest state line, sent to a subscribed client whose state was coalesced.
+    public var latestState: () -> String = { "" }
+
+    private let loop: EventLoop
+    private let log: Log
+    private let listenFD: Int32
+    private let ownsPath: Bool
+    private var clients: [Int32: ClientConnection] = [:]
+    private var nextSerial = 1
+    /// Kept open so that at the fd limit one can be freed to accept and refuse.
+    private var reserveFD: Int32 = -1
+
+    /// The connected clients.
+    public var connections: Dictionary<Int32, ClientConnection>.Values { clients.values }
+
+    /// Listens on `path`, replacing a stale socket file left by a dead daemon.
+    /// Throws when the path is in use by a live server or cannot be created.
+    public init(path: String, limits: ServerLimits, loop: EventLoop, log: Log) throws(ServerError) {
+        self.path = path
+        self.limits = limits
+        self.loop = loop
+        self.log = log
+        listenFD = try SocketServer.listen(path: path, log: log)
+        ownsPath = true
+        reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        loop.watch(listenFD, for: .readable) { [unowned self] _ in self.acceptClients() }
+    }
+
+    /// Serves an already listening socket (socket activation); never unlinks its path.
+    public init(listeningFD fd: Int32, path: String, limits: ServerLimits, loop: EventLoop, log: Log) {
+        self.path = path
+        self.limits = limits
+        self.loop = loop
+        self.log = log
+        listenFD = fd
+        ownsPath = false
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        loop.watch(listenFD, for: .readable) { [unowned self] _ in self.acceptClients() }
+    }
+
+    /// Closes every client and the listening socket, and removes the socket file.
+    public func shutdown() {
+        for client in Array(clients.values) { drop(client, reason: nil) }
+        loop.unwatch(listenFD)
+        close(listenFD)
+        if ownsPath { unlink(path) }
+        if reserveFD >= 0 { close(reserveFD) }
+    }
+
+    // MARK: Writing
+
+    /// Queues `line` (a newline is added) for `client`; disconnects it when its
+    /// unread replies pass the bound.
+    public func send(_ line: String, to client: ClientConnection) {
+        guard !client.closing else { return }
+        client.writeBuffer.append(contentsOf: line.utf8)
+        client.writeBuffer.append(0x0A)
+        guard client.queuedBytes <= limits.replyBuffer else {
+            drop(client, reason: "\(client.queuedBytes) bytes of replies unread (limit \(limits.replyBuffer))")
+            return
+        }
+        flush(client)
+    }
+
+    /// Sends a state line to a subscribed client, or marks it owed when replies
+    /// are still queued, so a slow client ends with the latest state, never a stale one.
+    public func sendState(_ line: String, to client: ClientConnection) {
+        guard !client.closing else { return }
+        if client.queuedBytes > 0 {
+            client.stateOwed = true
+        } else {
+            send(line, to: client)
+        }
+    }
+
+    /// Sends `line`, then closes the connection once it is written (or at once if
+    /// the client does not read).
+    public func sendAndClose(_ line: String, to client: ClientConnection, reason: String?) {
+        guard !client.closing else { return }
+        client.writeBuffer.append(contentsOf: line.utf8)
+        client.writeBuffer.append(0x0A)
+        flush(client)
+        drop(client, reason: reason)
+    }
+
+    private func flush(_ client: ClientConnection) {
+        while client.queuedBytes > 0 {
+            let n = client.writeBuffer.withUnsafeBytes { buffer in
+                Glibc.send(client.fd, buffer.baseAddress.map { $0 + client.writeOffset }, client.queuedBytes, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                client.writeOffset += n
+                continue
+            }
+            if n < 0, errno == EINTR { continue }
+            if n < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                loop.change(client.fd, to: [.readable, .writable, .hangup])
+                return
+            }
+            drop(client, reason: n < 0 ? "write failed: \(String(cString: strerror(errno)))" : "write failed")
+            return
+        }
+        client.writeBuffer.removeAll(keepingCapacity: client.writeBuffer.capacity <= 16384)
+        client.writeOffset = 0
+        if client.stateOwed, client.subscribed {
+            client.stateOwed = false
+            send(latestState(), to: client)
+            return
+        }
+        loop.change(client.fd, to: [.readable, .hangup])
+    }
+
+    // MARK: Reading
+
+    private func acceptClients() {
+        while true {
+            let fd = orientd_accept4(listenFD, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+            if fd < 0 {
+                switch errno {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: return
+                case EMFILE, ENFILE: refuseAtFDLimit(); return
+                default:
+                    log.warning("accept: \(String(cString: strerror(errno)))")
+                    return
+                }
+            }
+            let client = ClientConnection(serial: nextSerial, fd: fd)
+            nextSerial += 1
+            clients[fd] = client
+            loop.watch(fd, for: [.readable, .hangup]) { [unowned self] events in self.service(client, events) }
+            if clients.count > limits.clients {
+                log.notice("\(client.name) refused: \(limits.clients) clients already connected")
+                sendAndClose(
+                    ProtocolError(code: .limit, message: "too many clients (limit \(limits.clients))", seq: nil).json(),
+                    to: client, reason: nil)
+                continue
+            }
+            log.info("\(client.name) connected")
+            onConnect(client)
+        }
+    }
+
+    /// At the fd limit the pending connection would keep the listener readable
+    /// forever: free the reserve fd, accept and close the connection, take the
+    /// reserve back. The client sees its connection closed instead of a hang.
+    private func refuseAtFDLimit() {
+        log.warning("accept: out of file descriptors; refusing a connection")
+        guard reserveFD >= 0 else { return }
+        close(reserveFD)
+        let fd = orientd_accept4(listenFD, Int32(SOCK_CLOEXEC.rawValue))
+        if fd >= 0 { close(fd) }
+        reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    }
+
+    private func service(_ client: ClientConnection, _ events: EventLoop.Events) {
+        if events.contains(.writable) { flush(client) }
+        guard clients[client.fd] === client, !client.closing else { return }
+        if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) { readFrom(client) }
+    }
+
+    private func readFrom(_ client: ClientConnection) {
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while !client.closing {
+            let n = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                client.readBuffer.append(contentsOf: chunk[0..<n])
+                processLines(client)
+                continue
+            }
+            if n < 0, errno == EINTR { continue }
+            if n < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            drop(client, reason: n == 0 ? nil : "read failed: \(String(cString: strerror(errno)))")
+            return
+        }
+    }
+
+    private func processLines(_ client: ClientConnection) {
+        var start = 0
+        let buffer = client.readBuffer
+        while !client.closing, let newline = buffer[start...].firstIndex(of: 0x0A) {
+            let line = buffer[start..<newline]
+            start = newline + 1
+            if line.count > limits.lineLength {
+                tooLong(client)
+                return
+            }
+            onLine(client, line)
+        }
+        guard !client.closing else { return }
+        client.readBuffer.removeFirst(start)
+        if client.readBuffer.count > limits.lineLength { tooLong(client) }
+    }
+
+    private func tooLong(_ client: ClientConnection) {
+        sendAndClose(
+            ProtocolError(code: .tooLong, message: "request line longer than \(limits.lineLength) bytes", seq: nil).json(),
+            to: client, reason: "sent a line longer than \(limits.lineLength) bytes")
+    }
+
+    /// Closes a client and forgets it; `reason` is logged when not nil.
+    public func drop(_ client: ClientConnection, reason: String?) {
+        guard !client.closing else { return }
+        client.closing = true
+        if let reason { log.notice("\(client.name) disconnected: \(reason)") } else { log.info("\(client.name) disconnected") }
+        loop.unwatch(client.fd)
+        close(client.fd)
+        clients.removeValue(forKey: client.fd)
+        onClose(client)
+    }
+
+    private static func listen(path: String, log: Log) throws(ServerError) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard !bytes.isEmpty, bytes.count < capacity else {
+            throw ServerError("socket path '\(path)' must be 1 to \(capacity - 1) bytes")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let size = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
+        func bindable() throws(ServerError) {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return }
+            guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+                throw ServerError("\(path) exists and is not a socket; not replacing it")
+            }
+            // A socket file: live server, or stale from a daemon that died?
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            defer { close(probe) }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, size) }
+            }
+            if connected == 0 { throw ServerError("another server is already listening on \(path)", exitCode: 69) }
+            log.notice("removing stale socket \(path)")
+            unlink(path)
+        }
+        try bindable()
+        // The parent directory, when missing (no socket unit created it).
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            let dir = String(path[..<slash])
+            var info = stat()
+            if stat(dir, &info) != 0 { _ = mkdir(dir, 0o755) }
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+        }
+        guard bound == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw ServerError("cannot listen on \(path): \(message)")
+        }
+        chmod(path, 0o666)  // apps of any user connect; what each may do is checked per request
+        guard Glibc.listen(fd, 128) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            unlink(path)
+            throw ServerError("listen on \(path): \(message)")
+        }
+        return fd
+    }
+}
+
+/// The socket could not be set up.
+public struct ServerError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    /// sysexits code for the daemon to exit with (69 unavailable, 73 cannot create).
+    public var exitCode: Int32
+    init(_ description: String, exitCode: Int32 = 73) {
+        self.description = description
+        self.exitCode = exitCode
+    }
+}

@@ -1,0 +1,545 @@
+/// Reads `/etc/orientd/orientd.conf` (SPEC §10) from bytes into a ``DaemonConfig``.
+///
+/// ```swift
+/// let (config, warnings) = try ConfigParser.parse(bytes, file: "/etc/orientd/orientd.conf")
+/// ```
+///
+/// The format, line by line (LF or CRLF; a UTF-8 byte order mark at the start is
+/// skipped; blank lines are ignored):
+/// - `# text` is a comment (leading spaces allowed).
+/// - `[section]` starts a section: `classifier`, `orientation`, `sensor`,
+///   `limits` or `daemon`. A section may be opened again; its keys still appear
+///   once each.
+/// - `key = value` sets a key of the current section; spaces around `=` are
+///   optional. A `#` at the start of the value or after a space or tab starts a
+///   trailing comment. Values are written without quotes. Keys are kebab-case
+///   and known; see ``knownKeys`` and docs/configuration.md.
+///
+/// Numbers are strict, locale-free decimals (`100`, `0.5`, `-25`, `1e3`), written
+/// without their unit. Booleans are `true`/`false`, `yes`/`no`, `on`/`off`,
+/// `1`/`0` (any case). An empty value is an error, except for the keys whose
+/// default is "not set" (`device`, `mount-matrix`, `socket`), where it means
+/// exactly that.
+///
+/// The text must be UTF-8 without control characters other than tab; a line is
+/// at most ``maxLineBytes`` bytes. Nothing is returned from a bad file: the first
+/// problem is thrown as a ``ConfigError``. Pure: no I/O; the caller reads the
+/// file (and bounds its size).
+public enum ConfigParser {
+    /// The longest line accepted, in bytes, not counting the LF or CRLF.
+    public static let maxLineBytes = 4096
+
+    /// Every section and its keys, in the order docs/configuration.md and the
+    /// example file list them.
+    public static let knownKeys: [(section: String, keys: [String])] = sectionNames.map { section in
+        (section, keyTable.filter { $0.section == section }.map(\.name))
+    }
+
+    /// Parses a whole config file's bytes.
+    ///
+    /// - Parameters:
+    ///   - bytes: the file's contents (`[UInt8]`, `Data`, `String.UTF8View`, …).
+    ///   - file: the name to put in errors and warnings (the path as given).
+    /// - Returns: the config (defaults for everything the file does not set) and
+    ///   warnings, each `file:line: message` (a repaired mount matrix).
+    /// - Throws: ``ConfigError`` at the first problem: a malformed line, an
+    ///   unknown section or key, a repeated key, a bad value, or (after the whole
+    ///   file) the first of `ClassifierConfig.problems()`, on the line of the key
+    ///   it names.
+    public static func parse(_ bytes: some Collection<UInt8>, file: String) throws(ConfigError) -> (config: DaemonConfig, warnings: [String]) {
+        var parser = Parser(buf: Array(bytes), file: file)
+        try parser.run()
+        return (parser.config, parser.warnings)
+    }
+}
+
+/// A config file that cannot be used: where the first problem is and what to do.
+///
+/// `description` is `file:line: message` (SPEC §10), or `file: message` when the
+/// problem belongs to no line (`line` 0).
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file name given to `ConfigParser.parse`.
+    public var file: String
+    /// 1-based line number; 0 when the problem belongs to no one line.
+    public var line: Int
+    /// What is wrong and what was expected.
+    public var message: String
+
+    /// Makes an error; `line` is 1-based, or 0 for none.
+    public init(file: String, line: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+
+    /// `file:line: message`, or `file: message` for line 0.
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}
+
+// MARK: - Keys
+
+/// How a key's value is read and where it goes.
+private enum ValueKind: Sendable {
+    /// A decimal number in `unit`; ranges are checked by `ClassifierConfig.problems()`.
+    case number(unit: String, @Sendable (inout DaemonConfig, Double) -> Void)
+    /// A whole number within a range.
+    case integer(ClosedRange<Int>, unit: String, @Sendable (inout DaemonConfig, Int) -> Void)
+    case bool(@Sendable (inout DaemonConfig, Bool) -> Void)
+    /// One of a fixed list of words.
+    case choice([String], @Sendable (inout DaemonConfig, String) -> Void)
+    case zSign, maskList, device, mountMatrix, socket
+
+    /// Keys whose default is "not set" accept an empty value meaning just that.
+    var emptyMeansUnset: Bool {
+        switch self {
+        case .device, .mountMatrix, .socket: return true
+        default: return false
+        }
+    }
+}
+
+private struct KeySpec: Sendable {
+    let section: String
+    let name: String
+    let kind: ValueKind
+}
+
+private let sectionNames = ["classifier", "orientation", "sensor", "limits", "daemon"]
+
+private func classifierNumber(_ name: String, _ unit: String, _ set: @escaping @Sendable (inout ClassifierConfig, Double) -> Void) -> KeySpec {
+    KeySpec(section: "classifier", name: name, kind: .number(unit: unit) { set(&$0.classifier, $1) })
+}
+
+private func tiltLimits() -> [KeySpec] {
+    let minimums = Orientation.cardinal.enumerated().map { i, o in
+        classifierNumber("tilt-min-\(o.rawValue)", "degrees") { $0.tiltMinDeg[i] = $1 }
+    }
+    let maximums = Orientation.cardinal.enumerated().map { i, o in
+        classifierNumber("tilt-max-\(o.rawValue)", "degrees") { $0.tiltMaxDeg[i] = $1 }
+    }
+    return minimums + maximums
+}
+
+private func limit(_ name: String, _ range: ClosedRange<Int>, _ unit: String, _ set: @escaping @Sendable (inout DaemonConfig.Limits, Int) -> Void) -> KeySpec {
+    KeySpec(section: "limits", name: name, kind: .integer(range, unit: unit) { set(&$0.limits, $1) })
+}
+
+/// Every key, in file order. The classifier keys are the kebab-case names
+/// `ClassifierConfig.problems()` uses.
+private let keyTable: [KeySpec] = [
+    classifierNumber("sample-rate", "Hz") { $0.sampleRateHz = $1 },
+    classifierNumber("filter-time-constant", "ms") { $0.filterTimeConstantMs = $1 },
+    classifierNumber("max-sample-gap", "ms") { $0.maxSampleGapMs = $1 },
+    classifierNumber("settle-time", "ms") { $0.settleTimeMs = $1 },
+    classifierNumber("adjacent-gap", "degrees") { $0.adjacentGapDeg = $1 },
+    classifierNumber("initial-accept", "degrees") { $0.initialAcceptDeg = $1 },
+    classifierNumber("opposite-accept", "degrees") { $0.oppositeAcceptDeg = $1 },
+] + tiltLimits() + [
+    classifierNumber("max-tilt", "degrees") { $0.maxTiltDeg = $1 },
+    classifierNumber("flat-angle", "degrees") { $0.flatAngleDeg = $1 },
+    classifierNumber("flat-time", "ms") { $0.flatTimeMs = $1 },
+    classifierNumber("hold-after-flat", "ms") { $0.holdAfterFlatMs = $1 },
+    classifierNumber("swing-delta", "degrees") { $0.swingDeltaDeg = $1 },
+    classifierNumber("swing-window", "ms") { $0.swingWindowMs = $1 },
+    classifierNumber("hold-after-swing", "ms") { $0.holdAfterSwingMs = $1 },
+    classifierNumber("overhead-enter", "degrees") { $0.overheadEnterDeg = $1 },
+    classifierNumber("overhead-exit", "degrees") { $0.overheadExitDeg = $1 },
+    classifierNumber("near-zero-magnitude", "m/s²") { $0.nearZeroMagnitude = $1 },
+    classifierNumber("accel-tolerance-filtered", "m/s²") { $0.accelToleranceFiltered = $1 },
+    classifierNumber("accel-tolerance-raw", "m/s²") { $0.accelToleranceRaw = $1 },
+    classifierNumber("implausible-magnitude", "m/s²") { $0.implausibleMagnitude = $1 },
+    classifierNumber("hold-after-accel", "ms") { $0.holdAfterAccelMs = $1 },
+    classifierNumber("standard-gravity", "m/s²") { $0.standardGravity = $1 },
+    classifierNumber("steady-window", "ms") { $0.steadyWindowMs = $1 },
+    classifierNumber("steady-angle", "degrees") { $0.steadyAngleDeg = $1 },
+    classifierNumber("steady-magnitude-tolerance", "m/s²") { $0.steadyMagnitudeTolerance = $1 },
+    classifierNumber("steady-accept", "degrees") { $0.steadyAcceptDeg = $1 },
+    KeySpec(section: "classifier", name: "allow-upside-down", kind: .bool { $0.classifier.allowUpsideDown = $1 }),
+    KeySpec(section: "classifier", name: "z-sign", kind: .zSign),
+    classifierNumber("tilted", "degrees") { $0.tiltedDeg = $1 },
+    classifierNumber("face", "degrees") { $0.faceDeg = $1 },
+    classifierNumber("tilt-hysteresis", "degrees") { $0.tiltHysteresisDeg = $1 },
+    classifierNumber("tilt-settle", "ms") { $0.tiltSettleMs = $1 },
+
+    KeySpec(
+        section: "orientation", name: "natural",
+        kind: .choice(["auto", "portrait", "landscape"]) { config, word in
+            config.natural = NaturalGeometry(rawValue: word).map(NaturalGeometrySetting.fixed) ?? .auto
+        }),
+    KeySpec(section: "orientation", name: "default-allowed", kind: .maskList),
+
+    KeySpec(section: "sensor", name: "device", kind: .device),
+    KeySpec(section: "sensor", name: "mount-matrix", kind: .mountMatrix),
+
+    limit("clients", 1...65536, "clients") { $0.clients = $1 },
+    limit("constraints-per-client", 1...1024, "constraints") { $0.constraintsPerClient = $1 },
+    limit("line-length", 64...65536, "bytes") { $0.lineLength = $1 },
+    limit("reply-buffer", 4096...16 << 20, "bytes") { $0.replyBuffer = $1 },
+
+    KeySpec(section: "daemon", name: "socket", kind: .socket),
+    KeySpec(
+        section: "daemon", name: "lock-permission",
+        kind: .choice(LockPermission.allCases.map(\.rawValue)) { config, word in
+            config.lockPermission = LockPermission(rawValue: word) ?? .anyone
+        }),
+    KeySpec(
+        section: "daemon", name: "log-level",
+        kind: .choice(DaemonConfig.LogLevel.allCases.map(\.rawValue)) { config, word in
+            config.logLevel = DaemonConfig.LogLevel(rawValue: word) ?? .notice
+        }),
+]
+
+/// The longest path a Unix socket address holds (`sun_path` is 108 bytes with its NUL).
+private let maxSocketPathBytes = 107
+
+// MARK: - Parser
+
+private let lf: UInt8 = 0x0A, cr: UInt8 = 0x0D, space: UInt8 = 0x20, tab: UInt8 = 0x09
+private let hash: UInt8 = 0x23, equals: UInt8 = 0x3D, openBracket: UInt8 = 0x5B, closeBracket: UInt8 = 0x5D
+
+private struct Parser {
+    let buf: [UInt8]
+    let file: String
+    var config = DaemonConfig()
+    var warnings: [String] = []
+    var section: String?
+    /// "section key" → the line that set it, for duplicates and for `problems()`.
+    var keyLines: [String: Int] = [:]
+    var lineNumber = 0
+    var lineStart = 0
+
+    init(buf: [UInt8], file: String) {
+        self.buf = buf
+        self.file = file
+    }
+
+    mutating func run() throws(ConfigError) {
+        var pos = 0
+        if buf.count >= 3, buf[0] == 0xEF, buf[1] == 0xBB, buf[2] == 0xBF { pos = 3 }
+        let maxLine = ConfigParser.maxLineBytes
+        while pos < buf.count {
+            lineNumber += 1
+            lineStart = pos
+            // Never scan further than one line's worth: a file without newlines
+            // costs no more than one long line.
+            let limit = min(buf.count, pos + maxLine + 2)
+            var i = pos
+            while i < limit, buf[i] != lf { i += 1 }
+            var end = i
+            if end > pos, buf[end - 1] == cr { end -= 1 }
+            if end - pos > maxLine {
+                throw fail("line is longer than \(maxLine) bytes (is this a config file?)")
+            }
+            try checkText(pos, end)
+            try parseLine(pos, end)
+            pos = i + 1
+        }
+        try checkClassifier()
+    }
+
+    // MARK: Lines
+
+    mutating func parseLine(_ s: Int, _ e: Int) throws(ConfigError) {
+        let (f, e) = trimmed(s, e)
+        if f == e || buf[f] == hash { return }
+        if buf[f] == openBracket { return try parseSection(f, e) }
+        guard let eq = buf[f..<e].firstIndex(of: equals) else {
+            throw fail("expected 'key = value', '[section]' or '# comment'; found \(found(f, e))")
+        }
+        let (keyStart, keyEnd) = trimmed(f, eq)
+        guard keyStart < keyEnd else { throw fail("expected a key name before '='") }
+        let key = text(keyStart, keyEnd)
+        guard let section else {
+            let home = keyTable.first { $0.name == key }.map { " (it belongs in [\($0.section)])" } ?? ""
+            throw fail("key \(quoted(key)) is outside a section; put it under a [section] header\(home)")
+        }
+        guard let spec = keyTable.first(where: { $0.section == section && $0.name == key }) else {
+            throw fail(unknownKey(key, in: section))
+        }
+        if let first = keyLines["\(section) \(key)"] {
+            throw fail("duplicate key '\(key)' in [\(section)] (first set on line \(first))")
+        }
+        keyLines["\(section) \(key)"] = lineNumber
+        let (valueStart, valueEnd) = valueRange(eq + 1, e)
+        try assign(spec, valueStart, valueEnd)
+    }
+
+    /// The value after `=`: trimmed, without a trailing comment.
+    func valueRange(_ s: Int, _ e: Int) -> (Int, Int) {
+        var k = s
+        while k < e, buf[k] == space || buf[k] == tab { k += 1 }
+        let start = k
+        while k < e {
+            if buf[k] == hash, k == start || buf[k - 1] == space || buf[k - 1] == tab { break }
+            k += 1
+        }
+        return trimmed(start, k)
+    }
+
+    mutating func parseSection(_ s: Int, _ e: Int) throws(ConfigError) {
+        guard let close = buf[s..<e].firstIndex(of: closeBracket) else {
+            throw fail("section header \(found(s, e)) is missing its closing ']'")
+        }
+        let (a, b) = trimmed(close + 1, e)
+        guard a == b || buf[a] == hash else {
+            throw fail("unexpected \(found(a, b)) after the section header (only a '# comment' may follow)")
+        }
+        let (nameStart, nameEnd) = trimmed(s + 1, close)
+        guard nameStart < nameEnd else {
+            throw fail("empty section name; the sections are \(sectionNames.map { "[\($0)]" }.joined(separator: ", "))")
+        }
+        let name = text(nameStart, nameEnd)
+        guard sectionNames.contains(name) else {
+            let hint = suggestion(for: name, among: sectionNames).map { "; did you mean [\($0)]?" }
+                ?? " (the sections are \(sectionNames.map { "[\($0)]" }.joined(separator: ", ")))"
+            throw fail("unknown section [\(clip(name))]\(hint)")
+        }
+        section = name
+    }
+
+    func unknownKey(_ key: String, in section: String) -> String {
+        let message = "unknown key \(quoted(key)) in [\(section)]"
+        if let other = keyTable.first(where: { $0.name == key }) {
+            return "\(message); '\(key)' belongs in [\(other.section)]"
+        }
+        let names = keyTable.filter { $0.section == section }.map(\.name)
+        if let near = suggestion(for: key, among: names) { return "\(message); did you mean '\(near)'?" }
+        return message
+    }
+
+    // MARK: Values
+
+    mutating func assign(_ spec: KeySpec, _ s: Int, _ e: Int) throws(ConfigError) {
+        let key = spec.name
+        guard s < e else {
+            if spec.kind.emptyMeansUnset { return }
+            throw fail("\(key) has no value (write '\(key) = value', or comment the line out for the default)")
+        }
+        let value = text(s, e)
+        if let first = value.utf8.first, first == 0x22 || first == 0x27 {  // " '
+            throw fail("\(key): values are written without quotes; found \(found(s, e))")
+        }
+        switch spec.kind {
+        case .number(let unit, let set):
+            set(&config, try number(key, unit: unit, s, e))
+        case .integer(let range, let unit, let set):
+            let x = try number(key, unit: unit, s, e)
+            guard x.rounded() == x, x >= Double(range.lowerBound), x <= Double(range.upperBound) else {
+                throw fail("\(key) must be a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound); found \(found(s, e))")
+            }
+            set(&config, Int(x))
+        case .bool(let set):
+            switch value.lowercased() {
+            case "true", "yes", "on", "1": set(&config, true)
+            case "false", "no", "off", "0": set(&config, false)
+            default: throw fail("\(key) must be true or false (or yes/no, on/off, 1/0); found \(found(s, e))")
+            }
+        case .choice(let words, let set):
+            guard words.contains(value) else {
+                throw fail("\(key) must be one of \(words.joined(separator: ", ")); found \(found(s, e))")
+            }
+            set(&config, value)
+        case .zSign:
+            guard let x = DecimalNumber.parse(buf[s..<e]), x == 1 || x == -1 else {
+                throw fail("z-sign must be 1 (lying face up reads +z) or -1; found \(found(s, e))")
+            }
+            config.classifier.zSign = x
+        case .maskList:
+            config.defaultAllowed = try maskNames(key, s, e)
+        case .device:
+            try device(s, e)
+        case .mountMatrix:
+            do {
+                let matrix = try MountMatrix(parsing: value)
+                config.mountMatrix = matrix
+                warnings += matrix.warnings.map { "\(file):\(lineNumber): mount-matrix: \($0)" }
+            } catch {
+                let at = column(s) + max(error.column - 1, 0)
+                throw fail("mount-matrix, column \(at): \(error.message) (expected x1, y1, z1; x2, y2, z2; x3, y3, z3)")
+            }
+        case .socket:
+            guard value.utf8.first == 0x2F else {
+                throw fail("socket must be an absolute path (like \(DaemonConfig.defaultSocketPath)); found \(found(s, e))")
+            }
+            guard value.utf8.count <= maxSocketPathBytes else {
+                throw fail("socket path is \(value.utf8.count) bytes; a Unix socket path holds at most \(maxSocketPathBytes)")
+            }
+            config.socket = value
+        }
+    }
+
+    func number(_ key: String, unit: String, _ s: Int, _ e: Int) throws(ConfigError) -> Double {
+        if let x = DecimalNumber.parse(buf[s..<e]) { return x }
+        if DecimalNumber.isDecimal(buf[s..<e]) { throw fail("\(key) \(found(s, e)) is out of range") }
+        var k = s
+        while k < e, DecimalNumber.isDecimal(buf[s..<(k + 1)]) { k += 1 }
+        let hint = k > s ? " (write the number without its unit)" : ""
+        throw fail("\(key) must be a decimal number of \(unit) (like 100 or 0.5, '.' as decimal point); found \(found(s, e))\(hint)")
+    }
+
+    func maskNames(_ key: String, _ s: Int, _ e: Int) throws(ConfigError) -> [String] {
+        var names: [String] = []
+        for item in buf[s..<e].split(separator: 0x2C, omittingEmptySubsequences: false) {
+            let (a, b) = trimmed(item.startIndex, item.endIndex)
+            guard a < b else {
+                throw fail("\(key) has an empty name in its list; found \(found(s, e)) (names are separated by single commas)")
+            }
+            let name = text(a, b)
+            do {
+                _ = try OrientationMask(name: name, natural: .portrait)
+            } catch {
+                throw fail("\(key): \(error.description)")
+            }
+            names.append(name)
+        }
+        return names
+    }
+
+    mutating func device(_ s: Int, _ e: Int) throws(ConfigError) {
+        let value = text(s, e)
+        if value.utf8.first == 0x2F {
+            guard value.hasPrefix("/sys/") || value.hasPrefix("/dev/") else {
+                throw fail("device must be a path under /sys/ or /dev/, or an IIO device name; found \(found(s, e))")
+            }
+        } else if value.utf8.contains(0x2F) {
+            throw fail("device must be an absolute path under /sys/ or /dev/, or an IIO device name (no '/'); found \(found(s, e))")
+        }
+        config.device = value
+    }
+
+    // MARK: Classifier relations
+
+    /// Reports the first of `ClassifierConfig.problems()` on the line of the key it names.
+    func checkClassifier() throws(ConfigError) {
+        guard let problem = config.classifier.problems().first else { return }
+        throw ConfigError(file: file, line: line(for: problem), message: problem)
+    }
+
+    /// The line of the key a `problems()` message is about: the key it starts
+    /// with if the file set it, else the latest-set key it mentions; 0 if none.
+    func line(for problem: String) -> Int {
+        let names = keyTable.filter { $0.section == "classifier" }.map(\.name)
+        var leading: [String] = []
+        if problem.hasPrefix("tilt limits for ") {
+            let orientation = problem.dropFirst(16).prefix { $0 != " " }
+            leading = ["tilt-min-\(orientation)", "tilt-max-\(orientation)"]
+        } else if let name = names.first(where: { problem.hasPrefix($0 + " ") }) {
+            leading = [name]
+        }
+        let mentioned = names.filter { mentions(problem, $0) }
+        for group in [leading, mentioned] {
+            if let line = group.compactMap({ keyLines["classifier \($0)"] }).max() { return line }
+        }
+        return 0
+    }
+
+    /// Whether `name` occurs in `text` as a whole word (not inside a longer key name).
+    func mentions(_ text: String, _ name: String) -> Bool {
+        let t = Array(text.utf8), n = Array(name.utf8)
+        func isKeyByte(_ b: UInt8) -> Bool { (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D }
+        guard t.count >= n.count else { return false }
+        for i in 0...(t.count - n.count) where t[i..<(i + n.count)].elementsEqual(n) {
+            let before = i == 0 || !isKeyByte(t[i - 1])
+            let after = i + n.count == t.count || !isKeyByte(t[i + n.count])
+            if before && after { return true }
+        }
+        return false
+    }
+
+    // MARK: Text
+
+    /// Rejects invalid UTF-8 and control characters other than tab in `s..<e`.
+    func checkText(_ s: Int, _ e: Int) throws(ConfigError) {
+        var k = s
+        while k < e {
+            let b = buf[k]
+            if b < 0x80 {
+                if (b < space && b != tab) || b == 0x7F { throw controlCharacter(UInt32(b), at: k) }
+                k += 1
+                continue
+            }
+            let length: Int, minimum: UInt32
+            var scalar: UInt32
+            if b & 0xE0 == 0xC0 {
+                (length, minimum, scalar) = (2, 0x80, UInt32(b & 0x1F))
+            } else if b & 0xF0 == 0xE0 {
+                (length, minimum, scalar) = (3, 0x800, UInt32(b & 0x0F))
+            } else if b & 0xF8 == 0xF0 {
+                (length, minimum, scalar) = (4, 0x10000, UInt32(b & 0x07))
+            } else {
+                throw invalidUTF8(k)
+            }
+            for m in (k + 1)..<(k + length) {
+                guard m < e, buf[m] & 0xC0 == 0x80 else { throw invalidUTF8(k) }
+                scalar = scalar << 6 | UInt32(buf[m] & 0x3F)
+            }
+            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+                throw invalidUTF8(k)
+            }
+            if (0x80...0x9F).contains(scalar) { throw controlCharacter(scalar, at: k) }
+            k += length
+        }
+    }
+
+    func controlCharacter(_ scalar: UInt32, at k: Int) -> ConfigError {
+        let hex = String(scalar, radix: 16, uppercase: true)
+        let name = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        return fail("control character \(name) at column \(column(k)) is not allowed (is this a text file?)")
+    }
+
+    func invalidUTF8(_ k: Int) -> ConfigError {
+        let hex = String(buf[k], radix: 16, uppercase: true)
+        return fail("invalid UTF-8 (byte 0x\(hex.count < 2 ? "0" + hex : hex) at column \(column(k))); the config is UTF-8 text")
+    }
+
+    /// The 1-based column of the byte at `offset` on the current line, in characters.
+    func column(_ offset: Int) -> Int {
+        1 + buf[lineStart..<offset].filter { $0 & 0xC0 != 0x80 }.count
+    }
+
+    func fail(_ message: String) -> ConfigError {
+        ConfigError(file: file, line: lineNumber, message: message)
+    }
+
+    func trimmed(_ s: Int, _ e: Int) -> (Int, Int) {
+        var a = s, b = e
+        while a < b, buf[a] == space || buf[a] == tab { a += 1 }
+        while b > a, buf[b - 1] == space || buf[b - 1] == tab { b -= 1 }
+        return (a, b)
+    }
+
+    func text(_ s: Int, _ e: Int) -> String { String(decoding: buf[s..<e], as: UTF8.self) }
+
+    /// The found text for a message, quoted, cut to 32 characters.
+    func found(_ s: Int, _ e: Int) -> String { s < e ? quoted(text(s, e)) : "nothing" }
+}
+
+/// `'text'`, cut to 32 characters.
+private func quoted(_ text: String) -> String { "'\(clip(text))'" }
+
+private func clip(_ text: String) -> String { text.count > 32 ? text.prefix(32) + "..." : text }
+
+/// The closest of `candidates` within edit distance 2 of `word` (case-insensitive), if any.
+private func suggestion(for word: String, among candidates: [String]) -> String? {
+    let w = Array(word.lowercased().utf8)
+    guard w.count <= 64 else { return nil }
+    var best: (name: String, distance: Int)?
+    for candidate in candidates {
+        let d = editDistance(w, Array(candidate.utf8))
+        if d <= 2, d < (best?.distance ?? Int.max) { best = (candidate, d) }
+    }
+    return best?.name
+}
+
+/// Levenshtein distance between two byte strings.
+private func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    var previous = Array(0...b.count)
+    for (i, x) in a.enumerated() {
+        var current = [i + 1] + Array(repeating: 0, count: b.count)
+        for (j, y) in b.enumerated() {
+            current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}

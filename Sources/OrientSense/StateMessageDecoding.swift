@@ -1,0 +1,204 @@
+/// A server line a client could not decode, with a message naming the problem.
+public struct ProtocolDecodeError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// A message from the server, as the client library sees it (SPEC §7).
+///
+/// Unknown keys are ignored, so a newer server can add fields; an unknown `type`
+/// is an error.
+public enum ServerMessage: Sendable, Equatable {
+    /// The greeting: the server's version and the protocol version it speaks.
+    case hello(version: String, protocol: Int)
+    /// A state message; `seq` when it answers a request that had one.
+    case state(StateMessage, seq: Int64?)
+    /// A success reply; `fields` holds every member but `type` and `seq`, in order
+    /// (for `samples`: `mount_matrix`, `rate_hz`, `on_change`).
+    case ok(seq: Int64?, fields: [JSONMember])
+    /// An error reply.
+    case error(ProtocolError)
+    /// A sensor sample in the sensor frame; a `null` component decodes as NaN.
+    case sample(tMs: Double, vector: Vector3)
+
+    /// Decodes one line, given without its newline (a trailing `\r` is tolerated).
+    public static func decode(_ line: some Collection<UInt8>) throws(ProtocolDecodeError) -> ServerMessage {
+        try withContiguousBytes(line) { buffer in
+            Result { () throws(ProtocolDecodeError) in
+                let fields = try MessageFields(line: buffer)
+                switch fields.type {
+                case "hello":
+                    return .hello(version: try fields.string("version"), protocol: try fields.int("protocol"))
+                case "state":
+                    return .state(try StateMessage(fields: fields), seq: try fields.optionalInteger("seq"))
+                case "ok":
+                    let rest = fields.members.filter { $0.key != "type" && $0.key != "seq" }
+                    return .ok(seq: try fields.optionalInteger("seq"), fields: rest)
+                case "error":
+                    let name = try fields.string("code")
+                    guard let code = ErrorCode(rawValue: name) else {
+                        throw ProtocolDecodeError(
+                            "unknown error code '\(clipped(name))' (expected "
+                                + ErrorCode.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                    }
+                    let message = try fields.string("message")
+                    return .error(ProtocolError(code: code, message: message, seq: try fields.optionalInteger("seq")))
+                case "sample":
+                    let vector = Vector3(
+                        try fields.component("x"), try fields.component("y"), try fields.component("z"))
+                    return .sample(tMs: try fields.number("t_ms"), vector: vector)
+                default:
+                    throw ProtocolDecodeError(
+                        "unknown message type '\(clipped(fields.type))' (expected hello, state, ok, error or sample)")
+                }
+            }
+        }.get()
+    }
+}
+
+extension StateMessage {
+    /// Decodes a `state` line as `json(seq:)` writes it (without its newline; a
+    /// trailing `\r` is tolerated). Any `seq` is ignored; unknown keys are ignored.
+    public init(jsonLine: some Collection<UInt8>) throws(ProtocolDecodeError) {
+        self = try withContiguousBytes(jsonLine) { buffer in
+            Result { () throws(ProtocolDecodeError) in
+                let fields = try MessageFields(line: buffer)
+                guard fields.type == "state" else {
+                    throw ProtocolDecodeError("expected a state message, got type '\(clipped(fields.type))'")
+                }
+                return try StateMessage(fields: fields)
+            }
+        }.get()
+    }
+
+    fileprivate init(fields: MessageFields) throws(ProtocolDecodeError) {
+        let allowedNames = try fields.array("allowed")
+        var allowed: OrientationMask = []
+        for (index, entry) in allowedNames.enumerated() {
+            guard let name = entry.string else {
+                throw ProtocolDecodeError("'allowed' entry \(index + 1) must be a string, not \(describe(entry))")
+            }
+            guard let orientation = Orientation(name: name), orientation != .undefined else {
+                throw ProtocolDecodeError(
+                    "'allowed' entry \(index + 1) is '\(clipped(name))' (expected normal, left-up, bottom-up or right-up)")
+            }
+            allowed.insert(OrientationMask(orientation))
+        }
+        var locked: Orientation? = nil
+        if let value = try fields.value("locked"), value != .null {
+            guard let name = value.string, let orientation = Orientation(name: name), orientation != .undefined else {
+                throw ProtocolDecodeError(
+                    "'locked' must be null or one of normal, left-up, bottom-up, right-up; not \(describe(value))")
+            }
+            locked = orientation
+        }
+        self.init(
+            orientation: try fields.enumeration("orientation"),
+            physical: try fields.enumeration("physical"),
+            tilt: try fields.enumeration("tilt"),
+            rotation: try fields.int("rotation"),
+            layout: try fields.enumeration("layout"),
+            axis: try fields.enumeration("axis"),
+            allowed: allowed,
+            locked: locked,
+            sensor: try fields.enumeration("sensor"),
+            tMs: try fields.number("t_ms"))
+    }
+}
+
+/// A parsed server line: its members, their value spans for exact integers, and its `type`.
+private struct MessageFields {
+    let text: UnsafeBufferPointer<UInt8>
+    let members: [JSONMember]
+    let spans: [Range<Int>]
+    let type: String
+
+    init(line: UnsafeBufferPointer<UInt8>) throws(ProtocolDecodeError) {
+        text = line.last == 0x0D ? UnsafeBufferPointer(rebasing: line.dropLast()) : line
+        let value: JSONValue
+        do {
+            (value, spans) = try JSONParser.parseWithSpans(text)
+        } catch {
+            throw ProtocolDecodeError("server line is not valid JSON: \(error)")
+        }
+        guard case .object(let members) = value else {
+            throw ProtocolDecodeError("a server message must be a JSON object, not \(value.kindDescription)")
+        }
+        self.members = members
+        guard let type = members.first(where: { $0.key == "type" })?.value else {
+            throw ProtocolDecodeError("server message has no 'type'")
+        }
+        guard let name = type.string else {
+            throw ProtocolDecodeError("'type' must be a string, not \(describe(type))")
+        }
+        self.type = name
+    }
+
+    private func index(_ key: String) -> Int? {
+        members.firstIndex { $0.key.utf8.elementsEqual(key.utf8) }
+    }
+
+    /// The value of `key`, nil when absent.
+    func value(_ key: String) throws(ProtocolDecodeError) -> JSONValue? {
+        index(key).map { members[$0].value }
+    }
+
+    private func required(_ key: String) throws(ProtocolDecodeError) -> JSONValue {
+        guard let index = index(key) else { throw ProtocolDecodeError("\(type) message is missing '\(key)'") }
+        return members[index].value
+    }
+
+    func string(_ key: String) throws(ProtocolDecodeError) -> String {
+        let value = try required(key)
+        guard let s = value.string else { throw ProtocolDecodeError("'\(key)' must be a string, not \(describe(value))") }
+        return s
+    }
+
+    func number(_ key: String) throws(ProtocolDecodeError) -> Double {
+        let value = try required(key)
+        guard let d = value.number else { throw ProtocolDecodeError("'\(key)' must be a number, not \(describe(value))") }
+        return d
+    }
+
+    /// A sample component: a number, or `null` for a non-finite reading (NaN).
+    func component(_ key: String) throws(ProtocolDecodeError) -> Double {
+        if try required(key) == .null { return .nan }
+        return try number(key)
+    }
+
+    func array(_ key: String) throws(ProtocolDecodeError) -> [JSONValue] {
+        let value = try required(key)
+        guard let a = value.array else { throw ProtocolDecodeError("'\(key)' must be an array, not \(describe(value))") }
+        return a
+    }
+
+    func optionalInteger(_ key: String) throws(ProtocolDecodeError) -> Int64? {
+        guard let index = index(key) else { return nil }
+        let value = members[index].value
+        guard let n = exactInteger(value, text: text, span: spans[index]) else {
+            throw ProtocolDecodeError("'\(key)' must be an integer, not \(describe(value))")
+        }
+        return n
+    }
+
+    func int(_ key: String) throws(ProtocolDecodeError) -> Int {
+        guard let n = try optionalInteger(key) else { throw ProtocolDecodeError("\(type) message is missing '\(key)'") }
+        guard let value = Int(exactly: n) else { throw ProtocolDecodeError("'\(key)' is out of range: \(n)") }
+        return value
+    }
+
+    /// A string field naming a case of `T` by its raw value.
+    func enumeration<T: RawRepresentable<String> & CaseIterable>(_ key: String) throws(ProtocolDecodeError) -> T {
+        let name = try string(key)
+        guard let value = T(rawValue: name) else {
+            let expected = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ProtocolDecodeError("'\(key)' is '\(clipped(name))' (expected one of \(expected))")
+        }
+        return value
+    }
+}
