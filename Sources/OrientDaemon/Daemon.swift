@@ -151,7 +151,8 @@ public final class Daemon {
         let line = message.json()
         if options.print {
             output.write(line)
-            output.flush()
+            // At --speed max, lines go out in large writes; otherwise as they happen.
+            if options.speed != .max { output.flush() }
         }
         guard let server else { return }
         for client in server.connections where client.subscribed {
@@ -173,6 +174,7 @@ public final class Daemon {
 
     private func scheduleReplay() {
         guard let t = replay?.nextStepTime() else {
+            output.flush()
             log.info("trace replayed to its end")
             if options.exitAtEnd { loop.stop() }
             return

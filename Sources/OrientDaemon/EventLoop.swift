@@ -182,10 +182,13 @@ public final class EventLoop {
         running = false
     }
 
+    /// Runs the timers due now that existed before this pass, so a timer that
+    /// schedules another for "now" cannot keep the loop from polling its fds.
     private func runDueTimers() {
+        let existing = nextTimerID
         while true {
             let now = MonotonicClock.nowMs()
-            guard let (id, timer) = timers.min(by: { $0.value.deadlineMs < $1.value.deadlineMs }),
+            guard let (id, timer) = timers.filter({ $0.key < existing }).min(by: { $0.value.deadlineMs < $1.value.deadlineMs }),
                 timer.deadlineMs <= now
             else { return }
             timers.removeValue(forKey: id)

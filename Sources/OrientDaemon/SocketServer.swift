@@ -195,7 +195,11 @@ public final class SocketServer {
 
     private func readFrom(_ client: ClientConnection) {
         var chunk = [UInt8](repeating: 0, count: 16384)
-        while !client.closing {
+        // A client that writes without pause must not starve the others: read at
+        // most this many chunks per wakeup (epoll is level-triggered; the rest waits).
+        var budget = 16
+        while !client.closing, budget > 0 {
+            budget -= 1
             let n = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 client.readBuffer.append(contentsOf: chunk[0..<n])
