@@ -17,8 +17,10 @@ public struct DaemonOptions: Sendable {
     public var loop = false
     public var exitAtEnd = false
     public var print = false
-    /// The config file to reload on SIGHUP (nil: defaults, nothing to reload).
+    /// The config file to reload on SIGHUP.
     public var configPath: String?
+    /// The file is the default path, which may be absent (then the defaults apply).
+    public var configOptional = false
     /// `--log-level` given on the command line (wins over the config).
     public var logLevelOverride: LogLevel?
 
@@ -318,16 +320,16 @@ public final class Daemon {
     // MARK: Configuration
 
     private func reload() {
-        guard let path = options.configPath else {
-            log.notice("SIGHUP: no configuration file in use; nothing to reload")
-            return
-        }
-        let loaded: (config: DaemonConfig, warnings: [String])
-        do {
-            loaded = try ConfigFile.load(path)
-        } catch {
-            log.error("SIGHUP: \(error.description); keeping the running configuration")
-            return
+        guard let path = options.configPath else { return }
+        var loaded: (config: DaemonConfig, warnings: [String]) = (DaemonConfig(), [])
+        var info = stat()
+        if !options.configOptional || stat(path, &info) == 0 {
+            do {
+                loaded = try ConfigFile.load(path)
+            } catch {
+                log.error("SIGHUP: \(error.description); keeping the running configuration")
+                return
+            }
         }
         for warning in loaded.warnings { log.warning(warning) }
         let new = loaded.config
@@ -343,13 +345,14 @@ public final class Daemon {
             if let rate = trace.rateHz, rate.isFinite, rate > 0 { classifier.sampleRateHz = min(1000, max(10, rate)) }
         }
         let now = sensorNow
+        let sensorMatrix = replay?.trace.mountMatrix ?? .identity
         let defaultAllowed = new.defaultAllowedMask(natural: newNatural)
         mutateEngine { engine in
             engine.reconfigure(classifier)
-            if let matrix = new.mountMatrix { engine.mountMatrix = matrix }
+            engine.mountMatrix = new.mountMatrix ?? sensorMatrix
             return engine.setPolicy(natural: newNatural, defaultAllowed: defaultAllowed, atMs: now)
         }
-        log.notice("SIGHUP: configuration reloaded from \(path)")
+        log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")
     }
 }
 

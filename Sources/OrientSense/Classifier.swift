@@ -206,6 +206,7 @@ public struct Classifier: Sendable {
         steady.clear()
         steadyNow = false
         steadyCandidate = nil
+        tiltCandidate = .undefined
         flatSince = nil
         accelHoldUntil = -.infinity
         flatHoldUntil = -.infinity

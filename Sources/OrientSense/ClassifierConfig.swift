@@ -132,6 +132,13 @@ public struct ClassifierConfig: Sendable, Equatable {
         positive("implausible-magnitude", implausibleMagnitude)
         nonNegative("hold-after-accel", holdAfterAccelMs)
         positive("standard-gravity", standardGravity)
+        // Gates on the wrong side of g would reject a device at rest.
+        if nearZeroMagnitude >= standardGravity {
+            out.append("near-zero-magnitude (\(nearZeroMagnitude)) must be below standard-gravity (\(standardGravity))")
+        }
+        if implausibleMagnitude <= standardGravity + steadyMagnitudeTolerance {
+            out.append("implausible-magnitude (\(implausibleMagnitude)) must be above standard-gravity + steady-magnitude-tolerance")
+        }
         nonNegative("steady-window", steadyWindowMs)
         angle("steady-angle", steadyAngleDeg, 0, 45)
         nonNegative("steady-magnitude-tolerance", steadyMagnitudeTolerance)

@@ -323,9 +323,10 @@ private struct Parser {
         case .number(let unit, let set):
             set(&config, try number(key, unit: unit, s, e))
         case .integer(let range, let unit, let set):
-            let x = try number(key, unit: unit, s, e)
-            guard x.rounded() == x, x >= Double(range.lowerBound), x <= Double(range.upperBound) else {
-                throw fail("\(key) must be a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound); found \(found(s, e))")
+            guard let x = DecimalNumber.parse(buf[s..<e]), x.rounded() == x,
+                  x >= Double(range.lowerBound), x <= Double(range.upperBound)
+            else {
+                throw fail("\(key) must be a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound); found \(found(s, e))\(unitHint(s, e))")
             }
             set(&config, Int(x))
         case .bool(let set):
@@ -355,7 +356,9 @@ private struct Parser {
                 warnings += matrix.warnings.map { "\(file):\(lineNumber): mount-matrix: \($0)" }
             } catch {
                 let at = column(s) + max(error.column - 1, 0)
-                throw fail("mount-matrix, column \(at): \(error.message) (expected x1, y1, z1; x2, y2, z2; x3, y3, z3)")
+                let form = "x1, y1, z1; x2, y2, z2; x3, y3, z3"
+                let hint = error.message.contains(form) ? "" : " (expected \(form))"
+                throw fail("mount-matrix, column \(at): \(error.message)\(hint)")
             }
         case .socket:
             guard value.utf8.first == 0x2F else {
@@ -371,10 +374,14 @@ private struct Parser {
     func number(_ key: String, unit: String, _ s: Int, _ e: Int) throws(ConfigError) -> Double {
         if let x = DecimalNumber.parse(buf[s..<e]) { return x }
         if DecimalNumber.isDecimal(buf[s..<e]) { throw fail("\(key) \(found(s, e)) is out of range") }
+        throw fail("\(key) must be a decimal number of \(unit) (like 100 or 0.5, '.' as decimal point); found \(found(s, e))\(unitHint(s, e))")
+    }
+
+    /// A hint for a number followed by something else, most likely its unit.
+    func unitHint(_ s: Int, _ e: Int) -> String {
         var k = s
         while k < e, DecimalNumber.isDecimal(buf[s..<(k + 1)]) { k += 1 }
-        let hint = k > s ? " (write the number without its unit)" : ""
-        throw fail("\(key) must be a decimal number of \(unit) (like 100 or 0.5, '.' as decimal point); found \(found(s, e))\(hint)")
+        return k > s && k < e ? " (write the number without its unit)" : ""
     }
 
     func maskNames(_ key: String, _ s: Int, _ e: Int) throws(ConfigError) -> [String] {

@@ -9,10 +9,15 @@
 /// value["op"]?.string // "get"
 /// ```
 public enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number; always finite when parsed.
     case number(Double)
+    /// A string, unescaped; always valid Unicode when parsed.
     case string(String)
+    /// Elements in document order.
     case array([JSONValue])
     /// Members in document order, keys unique.
     case object([JSONMember])
@@ -21,7 +26,7 @@ public enum JSONValue: Sendable, Equatable {
     /// RFC 8259 compares names), or nil when absent or when this is not an object.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
+        return members.first { sameUTF8($0.key, key) }?.value
     }
 
     /// The string, or nil for any other kind of value.
@@ -102,9 +107,12 @@ public enum JSONValue: Sendable, Equatable {
 
 /// One member of a JSON object: a key and its value.
 public struct JSONMember: Sendable, Equatable {
+    /// The member's name, unescaped.
     public var key: String
+    /// The member's value.
     public var value: JSONValue
 
+    /// A member named `key` holding `value`.
     public init(key: String, value: JSONValue) {
         self.key = key
         self.value = value
@@ -118,6 +126,7 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, without the position: "expected ':' after object key".
     public var message: String
 
+    /// An error `message` about the byte at `offset`.
     public init(offset: Int, message: String) {
         self.offset = offset
         self.message = message
@@ -139,7 +148,7 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum JSONParser {
     /// Parses one complete JSON document.
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 32) throws(JSONError) -> JSONValue {
-        try withContiguousBytes(bytes) { buffer in
+        try withContiguousJSONBytes(bytes) { buffer in
             var parser = Parser(bytes: buffer, maxDepth: maxDepth, recordSpans: false)
             return Result { () throws(JSONError) in try parser.parseDocument() }
         }.get()
@@ -158,7 +167,7 @@ public enum JSONParser {
 }
 
 /// Runs `body` on contiguous storage for `bytes`, copying only when the collection has none.
-func withContiguousBytes<R>(
+func withContiguousJSONBytes<R>(
     _ bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
 ) -> R {
     if let result = bytes.withContiguousStorageIfAvailable(body) { return result }
@@ -166,7 +175,7 @@ func withContiguousBytes<R>(
 }
 
 /// The byte as a reader would want it named in a message: `'x'` or `byte 0xC3`.
-func describeByte(_ byte: UInt8) -> String {
+func describeJSONByte(_ byte: UInt8) -> String {
     if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
     if byte == 0x20 { return "a space" }
     let hex = String(byte, radix: 16, uppercase: true)
@@ -214,7 +223,7 @@ private struct Parser {
         let value = try parseValue(depth: 0)
         skipWhitespace()
         if let byte = current {
-            throw fail("unexpected \(describeByte(byte)) after the end of the JSON value (one value per line)")
+            throw fail("unexpected \(describeJSONByte(byte)) after the end of the JSON value (one value per line)")
         }
         return value
     }
@@ -230,11 +239,11 @@ private struct Parser {
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
         case UInt8(ascii: "N"), UInt8(ascii: "I"):
-            throw fail("unexpected \(describeByte(byte)): NaN and Infinity are not JSON numbers")
+            throw fail("unexpected \(describeJSONByte(byte)): NaN and Infinity are not JSON numbers")
         case UInt8(ascii: "+"): throw fail("a JSON number cannot start with '+'")
         case UInt8(ascii: "."): throw fail("a JSON number must have a digit before '.'")
         case UInt8(ascii: "'"): throw fail("JSON strings use double quotes, not single quotes")
-        default: throw fail("unexpected \(describeByte(byte)): expected a value (object, array, string, number, true, false or null)")
+        default: throw fail("unexpected \(describeJSONByte(byte)): expected a value (object, array, string, number, true, false or null)")
         }
     }
 
@@ -260,25 +269,25 @@ private struct Parser {
                 if let byte = current {
                     throw fail(byte == UInt8(ascii: "}") && !members.isEmpty
                         ? "trailing comma before '}'"
-                        : "expected a double-quoted object key, found \(describeByte(byte))")
+                        : "expected a double-quoted object key, found \(describeJSONByte(byte))")
                 }
                 throw fail("unexpected end of input inside an object: expected a key")
             }
             let keyStart = i
             let key = try parseString()
             if members.count < 16 {
-                if members.contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
-                    throw fail("duplicate key \(jsonQuoted(clipped(key))) in object", at: keyStart)
+                if members.contains(where: { sameUTF8($0.key, key) }) {
+                    throw fail("duplicate key \(jsonQuoted(shownInMessage(key))) in object", at: keyStart)
                 }
             } else {
                 if keySet == nil { keySet = Set(members.map { Array($0.key.utf8) }) }
                 if keySet?.insert(Array(key.utf8)).inserted == false {
-                    throw fail("duplicate key \(jsonQuoted(clipped(key))) in object", at: keyStart)
+                    throw fail("duplicate key \(jsonQuoted(shownInMessage(key))) in object", at: keyStart)
                 }
             }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else {
-                throw fail(current.map { "expected ':' after object key, found \(describeByte($0))" }
+                throw fail(current.map { "expected ':' after object key, found \(describeJSONByte($0))" }
                     ?? "unexpected end of input: expected ':' after object key")
             }
             i += 1
@@ -296,7 +305,7 @@ private struct Parser {
                 i += 1
                 return .object(members)
             case let byte?:
-                throw fail("expected ',' or '}' after an object member, found \(describeByte(byte))")
+                throw fail("expected ',' or '}' after an object member, found \(describeJSONByte(byte))")
             case nil:
                 throw fail("unexpected end of input inside an object: expected ',' or '}'")
             }
@@ -321,7 +330,7 @@ private struct Parser {
                 i += 1
                 return .array(elements)
             case let byte?:
-                throw fail("expected ',' or ']' after an array element, found \(describeByte(byte))")
+                throw fail("expected ',' or ']' after an array element, found \(describeJSONByte(byte))")
             case nil:
                 throw fail("unexpected end of input inside an array: expected ',' or ']'")
             }
@@ -451,7 +460,7 @@ private struct Parser {
             }
             appendUTF8(code)
         default:
-            let shown = byte >= 0x21 && byte < 0x7F ? "'\\\(Character(Unicode.Scalar(byte)))'" : "'\\' followed by \(describeByte(byte))"
+            let shown = byte >= 0x21 && byte < 0x7F ? "'\\\(Character(Unicode.Scalar(byte)))'" : "'\\' followed by \(describeJSONByte(byte))"
             throw fail("invalid escape \(shown) (expected \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX)", at: escapeStart)
         }
     }
@@ -485,7 +494,7 @@ private struct Parser {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - 0x30
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - 0x61 + 10
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - 0x41 + 10
-            default: throw fail("expected a hex digit in a \\u escape, found \(describeByte(byte))")
+            default: throw fail("expected a hex digit in a \\u escape, found \(describeJSONByte(byte))")
             }
             code = code << 4 | UInt32(digit)
             i += 1
@@ -527,6 +536,14 @@ private struct Parser {
     }
 }
 
+/// Whether two strings have the same UTF-8 bytes (RFC 8259 compares names this
+/// way; `==` would also equate canonically equivalent spellings).
+func sameUTF8(_ a: String, _ b: String) -> Bool {
+    // `==` is the fast filter (a raw compare for small and ASCII strings); the
+    // byte check only runs on a match.
+    a == b && a.utf8.elementsEqual(b.utf8)
+}
+
 private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
 private func hex4(_ code: UInt32) -> String {
@@ -535,7 +552,7 @@ private func hex4(_ code: UInt32) -> String {
 }
 
 /// At most 64 Unicode scalars of `s`, with "…" when cut: names quoted in messages stay short.
-func clipped(_ s: String, to limit: Int = 64) -> String {
+func shownInMessage(_ s: String, to limit: Int = 64) -> String {
     guard s.unicodeScalars.count > limit else { return s }
     var out = String.UnicodeScalarView()
     out.append(contentsOf: s.unicodeScalars.prefix(limit))

@@ -28,6 +28,7 @@ public struct OrientationEngine: Sendable {
     ) {
         self.mountMatrix = mountMatrix
         self.classifier = Classifier(config: config)
+        let lock = lock == .undefined ? nil : lock
         var arbiter = Arbiter(defaultAllowed: defaultAllowed, natural: natural)
         let resolution = arbiter.resolve(physical: .undefined, constraints: [OrientationMask](), lock: lock)
         self.arbiter = arbiter

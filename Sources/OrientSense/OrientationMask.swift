@@ -89,7 +89,7 @@ public enum MaskError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownName(let name):
-            let shown = name.count > 64 ? String(name.prefix(64)) + "…" : name
+            let shown = name.unicodeScalars.count > 64 ? String(String.UnicodeScalarView(name.unicodeScalars.prefix(64))) + "…" : name
             return "unknown orientation mask name '\(shown)' (expected normal, left-up, bottom-up, right-up, portrait, landscape, all or all-but-upside-down)"
         case .empty:
             return "empty orientation mask (name at least one orientation)"

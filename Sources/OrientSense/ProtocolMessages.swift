@@ -26,15 +26,22 @@ public enum LockTarget: Sendable, Equatable {
 
 /// A decoded protocol request (SPEC §7), without its `seq`.
 public enum Request: Sendable, Equatable {
+    /// Reply with a `state` message now.
     case get
+    /// Reply with `state` now and on every change.
     case subscribe
+    /// Stop the `state` messages of `subscribe`.
     case unsubscribe
     /// Register or update the constraint `id`; `allow` holds validated mask names,
     /// resolved against the natural geometry by the arbiter.
     case constrain(id: String, allow: [String])
+    /// Drop the constraint `id` (error `unknown-id` when the client holds none by that id).
     case release(id: String)
+    /// Set the user's rotation lock.
     case lock(LockTarget)
+    /// Clear the user's rotation lock.
     case unlock
+    /// Reply `ok` with the trace header fields, then a `sample` message per sensor sample.
     case samples
 }
 
@@ -42,8 +49,10 @@ public enum Request: Sendable, Equatable {
 public struct RequestLine: Sendable, Equatable {
     /// The client's sequence number, echoed in the reply; nil when absent.
     public var seq: Int64?
+    /// What the client asked for.
     public var request: Request
 
+    /// A request line; `seq` nil when the request had none.
     public init(seq: Int64? = nil, request: Request) {
         self.seq = seq
         self.request = request
@@ -53,11 +62,14 @@ public struct RequestLine: Sendable, Equatable {
 /// A protocol error reply: a code, a message a client author can act on, and the
 /// `seq` of the request when it could be read.
 public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The machine-readable kind of error.
     public var code: ErrorCode
+    /// What went wrong and what to send instead, for the client's author.
     public var message: String
     /// The request's `seq`, echoed; nil when the request had none or it was unreadable.
     public var seq: Int64?
 
+    /// An error reply; pass the request's `seq` whenever it was read.
     public init(code: ErrorCode, message: String, seq: Int64? = nil) {
         self.code = code
         self.message = message
@@ -78,6 +90,7 @@ public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible
         return s
     }
 
+    /// `code: message`, for logs.
     public var description: String { "\(code.rawValue): \(message)" }
 }
 
@@ -103,7 +116,7 @@ public enum RequestDecoder {
     /// Decodes `line`, given without its newline (a trailing `\r` is tolerated).
     /// Does not check the line length: the reader enforces the limit.
     public static func decode(_ line: some Collection<UInt8>) -> Result<RequestLine, ProtocolError> {
-        withContiguousBytes(line) { buffer in
+        withContiguousJSONBytes(line) { buffer in
             let bytes = buffer.last == 0x0D ? UnsafeBufferPointer(rebasing: buffer.dropLast()) : buffer
             return Result { () throws(ProtocolError) in try decode(buffer: bytes) }
         }
@@ -121,9 +134,9 @@ public enum RequestDecoder {
             throw ProtocolError(code: .badJSON, message: "a request must be a JSON object, not \(value.kindDescription)")
         }
         var seq: Int64? = nil
-        if let index = members.firstIndex(where: { $0.key.utf8.elementsEqual("seq".utf8) }) {
-            guard let n = exactInteger(members[index].value, text: buffer, span: spans[index]) else {
-                throw ProtocolError(code: .badArgument, message: "'seq' must be an integer, not \(describe(members[index].value))")
+        if let index = members.firstIndex(where: { sameUTF8($0.key, "seq") }) {
+            guard let n = exactJSONInteger(members[index].value, text: buffer, span: spans[index]) else {
+                throw ProtocolError(code: .badArgument, message: "'seq' must be an integer, not \(describeJSON(members[index].value))")
             }
             seq = n
         }
@@ -132,7 +145,7 @@ public enum RequestDecoder {
         guard let opValue = value["op"] else {
             throw bad("missing 'op' (a request names its operation, e.g. {\"op\":\"get\"})")
         }
-        guard let op = opValue.string else { throw bad("'op' must be a string, not \(describe(opValue))") }
+        guard let op = opValue.string else { throw bad("'op' must be a string, not \(describeJSON(opValue))") }
         let request: Request
         switch op {
         case "get": request = .get
@@ -151,16 +164,16 @@ public enum RequestDecoder {
             case .string("current")?: request = .lock(.current)
             case .string(let name)?:
                 guard let orientation = Orientation(name: name), orientation != .undefined else {
-                    throw bad("cannot lock to '\(clipped(name))' (expected current, normal, left-up, bottom-up or right-up)")
+                    throw bad("cannot lock to '\(shownInMessage(name))' (expected current, normal, left-up, bottom-up or right-up)")
                 }
                 request = .lock(.orientation(orientation))
             case let other?:
-                throw bad("'orientation' must be a string (current or an orientation name), not \(describe(other))")
+                throw bad("'orientation' must be a string (current or an orientation name), not \(describeJSON(other))")
             }
         default:
             throw ProtocolError(
                 code: .unknownOp,
-                message: "unknown op '\(clipped(op))' (expected \(ops.dropLast().joined(separator: ", ")) or \(ops.last ?? ""))",
+                message: "unknown op '\(shownInMessage(op))' (expected \(ops.dropLast().joined(separator: ", ")) or \(ops.last ?? ""))",
                 seq: seq)
         }
         return RequestLine(seq: seq, request: request)
@@ -169,7 +182,7 @@ public enum RequestDecoder {
     private static func constraintID(_ object: JSONValue, op: String, seq: Int64?) throws(ProtocolError) -> String {
         func bad(_ message: String) -> ProtocolError { ProtocolError(code: .badArgument, message: message, seq: seq) }
         guard let value = object["id"] else { throw bad("\(op) needs 'id' (the constraint's name, e.g. \"player\")") }
-        guard let id = value.string else { throw bad("'id' must be a string, not \(describe(value))") }
+        guard let id = value.string else { throw bad("'id' must be a string, not \(describeJSON(value))") }
         guard !id.isEmpty else { throw bad("'id' must not be empty") }
         guard id.utf8.count <= maxIDBytes else {
             throw bad("'id' is \(id.utf8.count) bytes long; at most \(maxIDBytes)")
@@ -186,7 +199,7 @@ public enum RequestDecoder {
             throw bad("constrain needs 'allow' (a list of orientation mask names, e.g. [\"landscape\"])")
         }
         guard let entries = value.array else {
-            throw bad("'allow' must be an array of orientation mask names, not \(describe(value))")
+            throw bad("'allow' must be an array of orientation mask names, not \(describeJSON(value))")
         }
         guard !entries.isEmpty else { throw bad(MaskError.empty.description) }
         guard entries.count <= maxAllowNames else {
@@ -196,7 +209,7 @@ public enum RequestDecoder {
         names.reserveCapacity(entries.count)
         for (index, entry) in entries.enumerated() {
             guard let name = entry.string else {
-                throw bad("'allow' entry \(index + 1) must be a string, not \(describe(entry))")
+                throw bad("'allow' entry \(index + 1) must be a string, not \(describeJSON(entry))")
             }
             guard maskNames.contains(name) else { throw bad(MaskError.unknownName(name).description) }
             names.append(name)
@@ -247,7 +260,7 @@ public enum Reply {
 
 /// The exact integer `value` holds, or nil when it is not an integral number within
 /// Int64. Plain digits are read from `text[span]` so integers beyond 2^53 stay exact.
-func exactInteger(_ value: JSONValue, text: UnsafeBufferPointer<UInt8>, span: Range<Int>) -> Int64? {
+func exactJSONInteger(_ value: JSONValue, text: UnsafeBufferPointer<UInt8>, span: Range<Int>) -> Int64? {
     guard case .number(let d) = value else { return nil }
     var index = span.lowerBound
     let negative = index < span.upperBound && text[index] == UInt8(ascii: "-")
@@ -269,9 +282,9 @@ func exactInteger(_ value: JSONValue, text: UnsafeBufferPointer<UInt8>, span: Ra
 }
 
 /// A value for an error message: strings and numbers shown (clipped), other kinds named.
-func describe(_ value: JSONValue) -> String {
+func describeJSON(_ value: JSONValue) -> String {
     switch value {
-    case .string(let s): return "a string ('\(clipped(s, to: 32))')"
+    case .string(let s): return "a string ('\(shownInMessage(s, to: 32))')"
     case .number(let d): return jsonNumber(d)
     default: return value.kindDescription
     }

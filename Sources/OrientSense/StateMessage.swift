@@ -47,9 +47,9 @@ public struct StateMessage: Sendable, Equatable {
 
     /// True when everything but the time is the same (nothing worth publishing).
     public func sameContent(as other: StateMessage) -> Bool {
-        var copy = other
-        copy.tMs = tMs
-        return copy == self
+        orientation == other.orientation && physical == other.physical && tilt == other.tilt
+            && rotation == other.rotation && layout == other.layout && axis == other.axis
+            && allowed == other.allowed && locked == other.locked && sensor == other.sensor
     }
 
     /// The JSON line, keys in the SPEC's order, without the trailing newline.

@@ -1,11 +1,14 @@
 /// A server line a client could not decode, with a message naming the problem.
 public struct ProtocolDecodeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong with the line: which field, what it held, what was expected.
     public var message: String
 
+    /// An error with `message`.
     public init(_ message: String) {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 
@@ -28,7 +31,7 @@ public enum ServerMessage: Sendable, Equatable {
 
     /// Decodes one line, given without its newline (a trailing `\r` is tolerated).
     public static func decode(_ line: some Collection<UInt8>) throws(ProtocolDecodeError) -> ServerMessage {
-        try withContiguousBytes(line) { buffer in
+        try withContiguousJSONBytes(line) { buffer in
             Result { () throws(ProtocolDecodeError) in
                 let fields = try MessageFields(line: buffer)
                 switch fields.type {
@@ -43,7 +46,7 @@ public enum ServerMessage: Sendable, Equatable {
                     let name = try fields.string("code")
                     guard let code = ErrorCode(rawValue: name) else {
                         throw ProtocolDecodeError(
-                            "unknown error code '\(clipped(name))' (expected "
+                            "unknown error code '\(shownInMessage(name))' (expected "
                                 + ErrorCode.allCases.map(\.rawValue).joined(separator: ", ") + ")")
                     }
                     let message = try fields.string("message")
@@ -54,7 +57,7 @@ public enum ServerMessage: Sendable, Equatable {
                     return .sample(tMs: try fields.number("t_ms"), vector: vector)
                 default:
                     throw ProtocolDecodeError(
-                        "unknown message type '\(clipped(fields.type))' (expected hello, state, ok, error or sample)")
+                        "unknown message type '\(shownInMessage(fields.type))' (expected hello, state, ok, error or sample)")
                 }
             }
         }.get()
@@ -65,11 +68,11 @@ extension StateMessage {
     /// Decodes a `state` line as `json(seq:)` writes it (without its newline; a
     /// trailing `\r` is tolerated). Any `seq` is ignored; unknown keys are ignored.
     public init(jsonLine: some Collection<UInt8>) throws(ProtocolDecodeError) {
-        self = try withContiguousBytes(jsonLine) { buffer in
+        self = try withContiguousJSONBytes(jsonLine) { buffer in
             Result { () throws(ProtocolDecodeError) in
                 let fields = try MessageFields(line: buffer)
                 guard fields.type == "state" else {
-                    throw ProtocolDecodeError("expected a state message, got type '\(clipped(fields.type))'")
+                    throw ProtocolDecodeError("expected a state message, got type '\(shownInMessage(fields.type))'")
                 }
                 return try StateMessage(fields: fields)
             }
@@ -81,11 +84,11 @@ extension StateMessage {
         var allowed: OrientationMask = []
         for (index, entry) in allowedNames.enumerated() {
             guard let name = entry.string else {
-                throw ProtocolDecodeError("'allowed' entry \(index + 1) must be a string, not \(describe(entry))")
+                throw ProtocolDecodeError("'allowed' entry \(index + 1) must be a string, not \(describeJSON(entry))")
             }
             guard let orientation = Orientation(name: name), orientation != .undefined else {
                 throw ProtocolDecodeError(
-                    "'allowed' entry \(index + 1) is '\(clipped(name))' (expected normal, left-up, bottom-up or right-up)")
+                    "'allowed' entry \(index + 1) is '\(shownInMessage(name))' (expected normal, left-up, bottom-up or right-up)")
             }
             allowed.insert(OrientationMask(orientation))
         }
@@ -93,7 +96,7 @@ extension StateMessage {
         if let value = try fields.value("locked"), value != .null {
             guard let name = value.string, let orientation = Orientation(name: name), orientation != .undefined else {
                 throw ProtocolDecodeError(
-                    "'locked' must be null or one of normal, left-up, bottom-up, right-up; not \(describe(value))")
+                    "'locked' must be null or one of normal, left-up, bottom-up, right-up; not \(describeJSON(value))")
             }
             locked = orientation
         }
@@ -134,13 +137,13 @@ private struct MessageFields {
             throw ProtocolDecodeError("server message has no 'type'")
         }
         guard let name = type.string else {
-            throw ProtocolDecodeError("'type' must be a string, not \(describe(type))")
+            throw ProtocolDecodeError("'type' must be a string, not \(describeJSON(type))")
         }
         self.type = name
     }
 
     private func index(_ key: String) -> Int? {
-        members.firstIndex { $0.key.utf8.elementsEqual(key.utf8) }
+        members.firstIndex { sameUTF8($0.key, key) }
     }
 
     /// The value of `key`, nil when absent.
@@ -155,13 +158,13 @@ private struct MessageFields {
 
     func string(_ key: String) throws(ProtocolDecodeError) -> String {
         let value = try required(key)
-        guard let s = value.string else { throw ProtocolDecodeError("'\(key)' must be a string, not \(describe(value))") }
+        guard let s = value.string else { throw ProtocolDecodeError("'\(key)' must be a string, not \(describeJSON(value))") }
         return s
     }
 
     func number(_ key: String) throws(ProtocolDecodeError) -> Double {
         let value = try required(key)
-        guard let d = value.number else { throw ProtocolDecodeError("'\(key)' must be a number, not \(describe(value))") }
+        guard let d = value.number else { throw ProtocolDecodeError("'\(key)' must be a number, not \(describeJSON(value))") }
         return d
     }
 
@@ -173,15 +176,15 @@ private struct MessageFields {
 
     func array(_ key: String) throws(ProtocolDecodeError) -> [JSONValue] {
         let value = try required(key)
-        guard let a = value.array else { throw ProtocolDecodeError("'\(key)' must be an array, not \(describe(value))") }
+        guard let a = value.array else { throw ProtocolDecodeError("'\(key)' must be an array, not \(describeJSON(value))") }
         return a
     }
 
     func optionalInteger(_ key: String) throws(ProtocolDecodeError) -> Int64? {
         guard let index = index(key) else { return nil }
         let value = members[index].value
-        guard let n = exactInteger(value, text: text, span: spans[index]) else {
-            throw ProtocolDecodeError("'\(key)' must be an integer, not \(describe(value))")
+        guard let n = exactJSONInteger(value, text: text, span: spans[index]) else {
+            throw ProtocolDecodeError("'\(key)' must be an integer, not \(describeJSON(value))")
         }
         return n
     }
@@ -197,7 +200,7 @@ private struct MessageFields {
         let name = try string(key)
         guard let value = T(rawValue: name) else {
             let expected = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ProtocolDecodeError("'\(key)' is '\(clipped(name))' (expected one of \(expected))")
+            throw ProtocolDecodeError("'\(key)' is '\(shownInMessage(name))' (expected one of \(expected))")
         }
         return value
     }

@@ -59,7 +59,8 @@ daemonOptions.speed = options.speed
 daemonOptions.loop = options.loop
 daemonOptions.exitAtEnd = options.exitAtEnd
 daemonOptions.print = options.print
-daemonOptions.configPath = configPath
+daemonOptions.configPath = configPath ?? DaemonConfig.defaultPath
+daemonOptions.configOptional = options.configPath == nil
 daemonOptions.logLevelOverride = options.logLevel
 // A developer's replay on the default socket goes on without it if it is taken.
 daemonOptions.socketOptional = options.mockTrace != nil && namedSocket == nil

@@ -1,0 +1,586 @@
+import Foundation
+import Testing
+
+@testable import OrientSense
+
+// MARK: Helpers
+
+private let configFile = "orientd.conf"
+
+private func parseConfig(_ text: String) throws(ConfigError) -> (config: DaemonConfig, warnings: [String]) {
+    try ConfigParser.parse(Array(text.utf8), file: configFile)
+}
+
+/// The error parsing `bytes` throws, or nil if it parses.
+private func configError(_ bytes: [UInt8]) -> ConfigError? {
+    do {
+        _ = try ConfigParser.parse(bytes, file: configFile)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+private func configError(_ text: String) -> ConfigError? { configError(Array(text.utf8)) }
+
+/// Checks an error's line and that its message contains `fragment`.
+private func expectConfigError(
+    _ error: ConfigError?, line: Int, _ fragment: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    guard let error else {
+        Issue.record("expected an error on line \(line) containing \"\(fragment)\"; the config parsed",
+                     sourceLocation: sourceLocation)
+        return
+    }
+    #expect(error.file == configFile, sourceLocation: sourceLocation)
+    #expect(error.line == line, "\(error)", sourceLocation: sourceLocation)
+    #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
+}
+
+/// One key set to a value other than its default, and what that does to the config.
+struct KeyCase: Sendable, CustomTestStringConvertible {
+    let section: String
+    let key: String
+    let value: String
+    let change: @Sendable (inout DaemonConfig) -> Void
+
+    init(_ section: String, _ key: String, _ value: String, _ change: @escaping @Sendable (inout DaemonConfig) -> Void) {
+        (self.section, self.key, self.value, self.change) = (section, key, value, change)
+    }
+
+    var testDescription: String { "[\(section)] \(key) = \(value)" }
+
+    var expected: DaemonConfig {
+        var config = DaemonConfig()
+        change(&config)
+        return config
+    }
+}
+
+/// Every key with a non-default value. The values are valid together, so they
+/// also make one file that sets everything.
+private let everyKey: [KeyCase] = [
+    KeyCase("classifier", "sample-rate", "50") { $0.classifier.sampleRateHz = 50 },
+    KeyCase("classifier", "filter-time-constant", "150") { $0.classifier.filterTimeConstantMs = 150 },
+    KeyCase("classifier", "max-sample-gap", "2000") { $0.classifier.maxSampleGapMs = 2000 },
+    KeyCase("classifier", "settle-time", "80") { $0.classifier.settleTimeMs = 80 },
+    KeyCase("classifier", "adjacent-gap", "30") { $0.classifier.adjacentGapDeg = 30 },
+    KeyCase("classifier", "initial-accept", "35") { $0.classifier.initialAcceptDeg = 35 },
+    KeyCase("classifier", "opposite-accept", "30") { $0.classifier.oppositeAcceptDeg = 30 },
+    KeyCase("classifier", "tilt-min-normal", "-20") { $0.classifier.tiltMinDeg[0] = -20 },
+    KeyCase("classifier", "tilt-min-left-up", "-15") { $0.classifier.tiltMinDeg[1] = -15 },
+    KeyCase("classifier", "tilt-min-bottom-up", "-10") { $0.classifier.tiltMinDeg[2] = -10 },
+    KeyCase("classifier", "tilt-min-right-up", "-5") { $0.classifier.tiltMinDeg[3] = -5 },
+    KeyCase("classifier", "tilt-max-normal", "75") { $0.classifier.tiltMaxDeg[0] = 75 },
+    KeyCase("classifier", "tilt-max-left-up", "60") { $0.classifier.tiltMaxDeg[1] = 60 },
+    KeyCase("classifier", "tilt-max-bottom-up", "55") { $0.classifier.tiltMaxDeg[2] = 55 },
+    KeyCase("classifier", "tilt-max-right-up", "50") { $0.classifier.tiltMaxDeg[3] = 50 },
+    KeyCase("classifier", "max-tilt", "85") { $0.classifier.maxTiltDeg = 85 },
+    KeyCase("classifier", "flat-angle", "75") { $0.classifier.flatAngleDeg = 75 },
+    KeyCase("classifier", "flat-time", "1500") { $0.classifier.flatTimeMs = 1500 },
+    KeyCase("classifier", "hold-after-flat", "400") { $0.classifier.holdAfterFlatMs = 400 },
+    KeyCase("classifier", "swing-delta", "25") { $0.classifier.swingDeltaDeg = 25 },
+    KeyCase("classifier", "swing-window", "250") { $0.classifier.swingWindowMs = 250 },
+    KeyCase("classifier", "hold-after-swing", "200") { $0.classifier.holdAfterSwingMs = 200 },
+    KeyCase("classifier", "overhead-enter", "-45") { $0.classifier.overheadEnterDeg = -45 },
+    KeyCase("classifier", "overhead-exit", "-10") { $0.classifier.overheadExitDeg = -10 },
+    KeyCase("classifier", "near-zero-magnitude", "0.5") { $0.classifier.nearZeroMagnitude = 0.5 },
+    KeyCase("classifier", "accel-tolerance-filtered", "3.5") { $0.classifier.accelToleranceFiltered = 3.5 },
+    KeyCase("classifier", "accel-tolerance-raw", "7") { $0.classifier.accelToleranceRaw = 7 },
+    KeyCase("classifier", "implausible-magnitude", "50") { $0.classifier.implausibleMagnitude = 50 },
+    KeyCase("classifier", "hold-after-accel", "600") { $0.classifier.holdAfterAccelMs = 600 },
+    KeyCase("classifier", "standard-gravity", "9.81") { $0.classifier.standardGravity = 9.81 },
+    KeyCase("classifier", "steady-window", "100") { $0.classifier.steadyWindowMs = 100 },
+    KeyCase("classifier", "steady-angle", "4") { $0.classifier.steadyAngleDeg = 4 },
+    KeyCase("classifier", "steady-magnitude-tolerance", "1.25") { $0.classifier.steadyMagnitudeTolerance = 1.25 },
+    KeyCase("classifier", "steady-accept", "15") { $0.classifier.steadyAcceptDeg = 15 },
+    KeyCase("classifier", "allow-upside-down", "false") { $0.classifier.allowUpsideDown = false },
+    KeyCase("classifier", "z-sign", "-1") { $0.classifier.zSign = -1 },
+    KeyCase("classifier", "tilted", "25") { $0.classifier.tiltedDeg = 25 },
+    KeyCase("classifier", "face", "75") { $0.classifier.faceDeg = 75 },
+    KeyCase("classifier", "tilt-hysteresis", "3") { $0.classifier.tiltHysteresisDeg = 3 },
+    KeyCase("classifier", "tilt-settle", "200") { $0.classifier.tiltSettleMs = 200 },
+    KeyCase("orientation", "natural", "landscape") { $0.natural = .fixed(.landscape) },
+    KeyCase("orientation", "default-allowed", "landscape, normal") { $0.defaultAllowed = ["landscape", "normal"] },
+    KeyCase("sensor", "device", "iio:device1") { $0.device = "iio:device1" },
+    KeyCase("sensor", "mount-matrix", "0, 1, 0; -1, 0, 0; 0, 0, 1") {
+        $0.mountMatrix = try? MountMatrix(rows: Vector3(0, 1, 0), Vector3(-1, 0, 0), Vector3(0, 0, 1))
+    },
+    KeyCase("limits", "clients", "16") { $0.limits.clients = 16 },
+    KeyCase("limits", "constraints-per-client", "8") { $0.limits.constraintsPerClient = 8 },
+    KeyCase("limits", "line-length", "8192") { $0.limits.lineLength = 8192 },
+    KeyCase("limits", "reply-buffer", "1048576") { $0.limits.replyBuffer = 1_048_576 },
+    KeyCase("daemon", "socket", "/run/user/1000/orientd.sock") { $0.socket = "/run/user/1000/orientd.sock" },
+    KeyCase("daemon", "lock-permission", "same-user") { $0.lockPermission = .sameUser },
+    KeyCase("daemon", "log-level", "debug") { $0.logLevel = .debug },
+]
+
+/// The package root, found from this file's path (Tests/OrientSenseTests/…).
+private let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+private func packageFile(_ path: String) throws -> String {
+    let url = packageRoot.appendingPathComponent(path)
+    let data = try #require(FileManager.default.contents(atPath: url.path), "cannot read \(url.path)")
+    return try #require(String(data: data, encoding: .utf8))
+}
+
+private let allKnownKeys: Set<String> = Set(ConfigParser.knownKeys.flatMap { section in
+    section.keys.map { "[\(section.section)] \($0)" }
+})
+
+// MARK: Defaults and round trips
+
+@Suite("Config parser")
+struct ConfigParserTests {
+    @Test("an empty file gives the SPEC defaults")
+    func emptyFileGivesDefaults() throws {
+        let (config, warnings) = try parseConfig("")
+        #expect(config == DaemonConfig())
+        #expect(warnings.isEmpty)
+        #expect(config.classifier == ClassifierConfig())
+        #expect(config.natural == .auto)
+        #expect(config.defaultAllowed == ["all"])
+        #expect(config.defaultAllowedMask(natural: .portrait) == .all)
+        #expect(config.device == nil && config.mountMatrix == nil && config.socket == nil)
+        #expect(config.limits.clients == 256)
+        #expect(config.limits.constraintsPerClient == 32)
+        #expect(config.limits.lineLength == 4096)
+        #expect(config.limits.replyBuffer == 65536)
+        #expect(config.lockPermission == .anyone)
+        #expect(config.logLevel == .notice)
+    }
+
+    @Test(
+        "comments, blank lines, section headers, a byte order mark and CRLF alone give the defaults",
+        arguments: [
+            "\n\n   \n\t\n",
+            "# just a comment\n   # indented comment\n",
+            "[classifier]\n[orientation]\n[sensor]\n[limits]\n[daemon]\n",
+            "\u{FEFF}[classifier]\r\n# comment\r\n\r\n",
+            "[ classifier ]   # trailing comment on a header\n",
+            "# no newline at the end",
+        ])
+    func onlyStructureGivesDefaults(text: String) throws {
+        #expect(try parseConfig(text).config == DaemonConfig())
+    }
+
+    @Test("every key set to a non-default value reaches the config", arguments: everyKey)
+    func everyKeyRoundTrips(key: KeyCase) throws {
+        let (config, warnings) = try parseConfig("[\(key.section)]\n\(key.key) = \(key.value)\n")
+        #expect(config == key.expected)
+        #expect(config != DaemonConfig(), "the test value must differ from the default")
+        #expect(warnings.isEmpty)
+    }
+
+    @Test("the round-trip table covers every known key exactly once")
+    func tableCoversEveryKey() {
+        let tested = everyKey.map { "[\($0.section)] \($0.key)" }
+        #expect(Set(tested) == allKnownKeys)
+        #expect(tested.count == allKnownKeys.count)
+        #expect(ConfigParser.knownKeys.map(\.section) == ["classifier", "orientation", "sensor", "limits", "daemon"])
+        // 30 scalar parameters, 8 tilt limits, allow-upside-down and z-sign.
+        #expect(ConfigParser.knownKeys[0].keys.count == 40)
+    }
+
+    @Test("one file setting every key gives all the values together")
+    func oneFileSetsEverything() throws {
+        var text = ""
+        var expected = DaemonConfig()
+        for (section, keys) in ConfigParser.knownKeys {
+            text += "[\(section)]\n"
+            for key in everyKey where key.section == section && keys.contains(key.key) {
+                text += "\(key.key) = \(key.value)\n"
+                key.change(&expected)
+            }
+        }
+        let (config, warnings) = try parseConfig(text)
+        #expect(config == expected)
+        #expect(warnings.isEmpty)
+        #expect(config.classifier.problems().isEmpty)
+    }
+
+    @Test(
+        "spacing, trailing comments, CRLF and reopened sections are tolerated",
+        arguments: [
+            ("[classifier]\nsettle-time=90\n", 90.0),
+            ("[classifier]\nsettle-time   =\t90   \n", 90),
+            ("[classifier]\n\t  settle-time = 90\n", 90),
+            ("[classifier]\nsettle-time = 90 # ms\n", 90),
+            ("[classifier]\nsettle-time = 90\t# ms\n", 90),
+            ("[classifier]\r\nsettle-time = 90\r\n", 90),
+            ("[limits]\n[classifier]\nsettle-time = 90\n[limits]\n", 90),
+            ("[classifier]\nsettle-time = 9e1", 90),
+            ("[classifier]\nsettle-time = +90.0", 90),
+        ])
+    func spellingVariants(text: String, settleTime: Double) throws {
+        #expect(try parseConfig(text).config.classifier.settleTimeMs == settleTime)
+    }
+
+    @Test(
+        "booleans take true/false, yes/no, on/off and 1/0 in any case",
+        arguments: [
+            ("true", true), ("yes", true), ("on", true), ("1", true), ("TRUE", true), ("Yes", true),
+            ("false", false), ("no", false), ("off", false), ("0", false), ("False", false), ("OFF", false),
+        ])
+    func booleans(text: String, value: Bool) throws {
+        #expect(try parseConfig("[classifier]\nallow-upside-down = \(text)\n").config.classifier.allowUpsideDown == value)
+    }
+
+    @Test(
+        "every enumerated value is accepted",
+        arguments: [
+            ("orientation", "natural", "auto"), ("orientation", "natural", "portrait"),
+            ("daemon", "lock-permission", "anyone"), ("daemon", "lock-permission", "root"),
+            ("daemon", "log-level", "error"), ("daemon", "log-level", "warning"),
+            ("daemon", "log-level", "info"), ("classifier", "z-sign", "+1"), ("classifier", "z-sign", "-1.0"),
+        ])
+    func enumeratedValues(section: String, key: String, value: String) throws {
+        _ = try parseConfig("[\(section)]\n\(key) = \(value)\n")
+    }
+
+    @Test("a value keeps a '#' that does not follow a space, and its other characters")
+    func hashInsideValue() throws {
+        let config = try parseConfig("[sensor]\ndevice = accel#2 # the second one\n").config
+        #expect(config.device == "accel#2")
+        let paths = try parseConfig("[sensor]\ndevice = /sys/bus/iio/devices/iio:device0\n").config
+        #expect(paths.device == "/sys/bus/iio/devices/iio:device0")
+        #expect(try parseConfig("[sensor]\ndevice = /dev/iio:device0\n").config.device == "/dev/iio:device0")
+        #expect(try parseConfig("[sensor]\ndevice = capteur-é\n# ünïcödé comment – m/s²\n").config.device == "capteur-é")
+    }
+
+    @Test("an empty value for device, mount-matrix or socket means not set", arguments: ["device", "mount-matrix", "socket"])
+    func emptyOptionalValue(key: String) throws {
+        let section = key == "socket" ? "daemon" : "sensor"
+        #expect(try parseConfig("[\(section)]\n\(key) =\n").config == DaemonConfig())
+        #expect(try parseConfig("[\(section)]\n\(key) = # not set\n").config == DaemonConfig())
+    }
+
+    @Test("a repaired mount matrix parses with a warning naming the file and line")
+    func mountMatrixWarning() throws {
+        let (config, warnings) = try parseConfig("[sensor]\n\nmount-matrix = 1, 0, 0; 0, -1, 0; 1, 0, 0\n")
+        #expect(config.mountMatrix != nil)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.hasPrefix("orientd.conf:3: mount-matrix: mount matrix row 3") == true, "\(warnings)")
+    }
+
+    @Test("default-allowed resolves portrait and landscape against the natural geometry")
+    func defaultAllowedResolves() throws {
+        let config = try parseConfig("[orientation]\ndefault-allowed = portrait\n").config
+        #expect(config.defaultAllowedMask(natural: .portrait) == [.normal, .bottomUp])
+        #expect(config.defaultAllowedMask(natural: .landscape) == [.leftUp, .rightUp])
+        let list = try parseConfig("[orientation]\ndefault-allowed = normal,left-up , all-but-upside-down\n").config
+        #expect(list.defaultAllowed == ["normal", "left-up", "all-but-upside-down"])
+        #expect(list.defaultAllowedMask(natural: .portrait) == .allButUpsideDown)
+        var bogus = DaemonConfig()
+        bogus.defaultAllowed = ["sideways"]
+        #expect(bogus.defaultAllowedMask(natural: .portrait) == .all)
+    }
+
+    @Test("the natural geometry setting resolves auto to what DRM found, else portrait")
+    func naturalResolves() {
+        #expect(NaturalGeometrySetting.auto.resolved(detected: nil) == .portrait)
+        #expect(NaturalGeometrySetting.auto.resolved(detected: .landscape) == .landscape)
+        #expect(NaturalGeometrySetting.fixed(.portrait).resolved(detected: .landscape) == .portrait)
+    }
+
+    @Test(
+        "lock permission decides who may lock and unlock",
+        arguments: [
+            (LockPermission.anyone, UInt32(1000), UInt32?.some(1001), true),
+            (.sameUser, 1000, nil, true),
+            (.sameUser, 1000, 1000, true),
+            (.sameUser, 1001, 1000, false),
+            (.sameUser, 0, 1000, true),
+            (.root, 1000, nil, false),
+            (.root, 0, 1000, true),
+        ])
+    func lockPermission(permission: LockPermission, uid: UInt32, owner: UInt32?, permitted: Bool) {
+        #expect(permission.permits(uid: uid, lockOwner: owner) == permitted)
+    }
+}
+
+// MARK: Errors
+
+@Suite("Config parser: errors")
+struct ConfigParserErrorTests {
+    @Test(
+        "structural mistakes name the line and what was expected",
+        arguments: [
+            ("[classifer]\n", 1, "unknown section [classifer]; did you mean [classifier]?"),
+            ("\n[bogus]\n", 2, "unknown section [bogus] (the sections are [classifier], [orientation], [sensor], [limits], [daemon])"),
+            ("[classifier\nsettle-time = 1\n", 1, "section header '[classifier' is missing its closing ']'"),
+            ("[]\n", 1, "empty section name"),
+            ("[ ]\n", 1, "empty section name"),
+            ("[classifier] junk\n", 1, "unexpected 'junk' after the section header"),
+            ("settle-time = 100\n", 1, "key 'settle-time' is outside a section; put it under a [section] header (it belongs in [classifier])"),
+            ("# header\nfoo = 1\n", 2, "key 'foo' is outside a section"),
+            ("[classifier]\nsettle-time 100\n", 2, "expected 'key = value', '[section]' or '# comment'; found 'settle-time 100'"),
+            ("[classifier]\n= 100\n", 2, "expected a key name before '='"),
+            ("[classifier]\nsettle-time = 1\n\n[limits]\n[classifier]\nsettle-time = 2\n", 6,
+             "duplicate key 'settle-time' in [classifier] (first set on line 2)"),
+            ("[sensor]\ndevice =\ndevice = iio:device0\n", 3, "duplicate key 'device' in [sensor] (first set on line 2)"),
+        ])
+    func structure(text: String, line: Int, fragment: String) {
+        expectConfigError(configError(text), line: line, fragment)
+    }
+
+    @Test(
+        "unknown keys suggest the closest known key or the right section",
+        arguments: [
+            ("[classifier]\nsetle-time = 100\n", "unknown key 'setle-time' in [classifier]; did you mean 'settle-time'?"),
+            ("[classifier]\nsettle time = 100\n", "unknown key 'settle time' in [classifier]; did you mean 'settle-time'?"),
+            ("[classifier]\nSettle-Time = 100\n", "did you mean 'settle-time'?"),
+            ("[classifier]\ntilt-max-leftup = 60\n", "did you mean 'tilt-max-left-up'?"),
+            ("[daemon]\nlog-levle = debug\n", "did you mean 'log-level'?"),
+            ("[daemon]\nclients = 3\n", "unknown key 'clients' in [daemon]; 'clients' belongs in [limits]"),
+            ("[sensor]\nsample-rate = 20\n", "'sample-rate' belongs in [classifier]"),
+            ("[classifier]\non-change = true\n", "unknown key 'on-change' in [classifier]"),
+        ])
+    func unknownKeys(text: String, fragment: String) {
+        expectConfigError(configError(text), line: 2, fragment)
+    }
+
+    @Test("an unknown key far from every known key gets no suggestion")
+    func noSuggestion() {
+        let error = configError("[classifier]\nfrobnicate = 1\n")
+        #expect(error?.message == "unknown key 'frobnicate' in [classifier]")
+    }
+
+    @Test(
+        "bad values name the key, what is allowed and what was found",
+        arguments: [
+            ("classifier", "settle-time =", "settle-time has no value"),
+            ("classifier", "settle-time = # 100", "settle-time has no value"),
+            ("classifier", "settle-time = 1,5", "settle-time must be a decimal number of ms (like 100 or 0.5, '.' as decimal point); found '1,5'"),
+            ("classifier", "settle-time = 100ms", "found '100ms' (write the number without its unit)"),
+            ("classifier", "sample-rate = 20 Hz", "sample-rate must be a decimal number of Hz"),
+            ("classifier", "settle-time = 0x10", "found '0x10'"),
+            ("classifier", "settle-time = nan", "found 'nan'"),
+            ("classifier", "settle-time = inf", "found 'inf'"),
+            ("classifier", "settle-time = 1e999", "settle-time '1e999' is out of range"),
+            ("classifier", "settle-time = \"100\"", "settle-time: values are written without quotes; found '\"100\"'"),
+            ("daemon", "socket = '/run/x.sock'", "values are written without quotes"),
+            ("classifier", "allow-upside-down = maybe", "allow-upside-down must be true or false (or yes/no, on/off, 1/0); found 'maybe'"),
+            ("classifier", "z-sign = 2", "z-sign must be 1 (lying face up reads +z) or -1; found '2'"),
+            ("classifier", "z-sign = up", "z-sign must be 1"),
+            ("orientation", "natural = square", "natural must be one of auto, portrait, landscape; found 'square'"),
+            ("orientation", "natural = Portrait", "natural must be one of auto, portrait, landscape"),
+            ("orientation", "default-allowed = sideways", "default-allowed: unknown orientation mask name 'sideways'"),
+            ("orientation", "default-allowed = normal,,left-up", "default-allowed has an empty name in its list"),
+            ("orientation", "default-allowed = normal,", "default-allowed has an empty name in its list"),
+            ("daemon", "lock-permission = everyone", "lock-permission must be one of anyone, same-user, root; found 'everyone'"),
+            ("daemon", "log-level = verbose", "log-level must be one of error, warning, notice, info, debug; found 'verbose'"),
+            ("limits", "clients = 0", "clients must be a whole number of clients from 1 to 65536; found '0'"),
+            ("limits", "clients = 65537", "from 1 to 65536; found '65537'"),
+            ("limits", "clients = 2.5", "clients must be a whole number"),
+            ("limits", "clients = -1", "clients must be a whole number"),
+            ("limits", "constraints-per-client = 1025", "constraints-per-client must be a whole number of constraints from 1 to 1024"),
+            ("limits", "line-length = 63", "line-length must be a whole number of bytes from 64 to 65536"),
+            ("limits", "reply-buffer = 4095", "reply-buffer must be a whole number of bytes from 4096 to 16777216"),
+            ("limits", "reply-buffer = 16777217", "from 4096 to 16777216; found '16777217'"),
+            ("limits", "reply-buffer = 64K", "reply-buffer must be a whole number of bytes from 4096 to 16777216; found '64K' (write the number without its unit)"),
+            ("limits", "clients = lots", "clients must be a whole number of clients from 1 to 65536; found 'lots'"),
+            ("limits", "clients = 1e9", "found '1e9'"),
+            ("daemon", "socket = run/orientd.sock", "socket must be an absolute path (like /run/orientd/orientd.sock); found 'run/orientd.sock'"),
+            ("daemon", "socket = /" + String(repeating: "s", count: 107), "socket path is 108 bytes; a Unix socket path holds at most 107"),
+            ("sensor", "device = ../iio:device0", "device must be an absolute path under /sys/ or /dev/, or an IIO device name (no '/')"),
+            ("sensor", "device = /home/me/accel", "device must be a path under /sys/ or /dev/, or an IIO device name; found '/home/me/accel'"),
+            ("sensor", "mount-matrix = 1, 0, 0; 0, 1, 0", "mount-matrix, column 32: a mount matrix has 9 values (x1, y1, z1; x2, y2, z2; x3, y3, z3); found 6"),
+            ("sensor", "mount-matrix = 0, 0, 0; 0, 1, 0; 0, 0, 1", "mount-matrix, column 16: mount matrix row 1 is all zeros"),
+            ("sensor", "mount-matrix = 1, 0, x; 0, 1, 0; 0, 0, 1", "mount-matrix, column 22: 'x' is not a decimal number"),
+        ])
+    func badValues(section: String, line: String, fragment: String) {
+        expectConfigError(configError("# comment\n[\(section)]\n\(line)\n"), line: 3, fragment)
+    }
+
+    @Test("a found value is cut to 32 characters in the message")
+    func longValueIsCut() {
+        let error = configError("[orientation]\nnatural = \(String(repeating: "x", count: 100))\n")
+        #expect(error?.message.hasSuffix("found '\(String(repeating: "x", count: 32))...'") == true, "\(String(describing: error))")
+    }
+
+    @Test(
+        "classifier problems are reported on the line of the key they name",
+        arguments: [
+            ("sample-rate = 5", 2, "sample-rate must be within 10...1000 Hz"),
+            ("settle-time = -1", 2, "settle-time must be ≥ 0"),
+            ("filter-time-constant = 0", 2, "filter-time-constant must be a positive number"),
+            ("adjacent-gap = 90", 2, "adjacent-gap must be within 0.0...80.0 degrees"),
+            ("# x\ntilt-settle = -5", 3, "tilt-settle must be ≥ 0"),
+            ("tilted = 30\ntilt-settle = -5", 3, "tilt-settle must be ≥ 0"),
+            ("overhead-enter = -10", 2, "overhead-exit (-15.0) must be ≥ overhead-enter (-10.0)"),
+            ("overhead-enter = -50\noverhead-exit = -60", 3, "overhead-exit (-60.0) must be ≥ overhead-enter (-50.0)"),
+            ("face = 10", 2, "face (10.0) must be ≥ tilted (20.0)"),
+            ("tilted = 30\n\nface = 25", 4, "face (25.0) must be ≥ tilted (30.0)"),
+            ("tilted = 95", 2, "tilted must be within 0.0...90.0 degrees"),
+            ("tilt-min-left-up = 70", 2, "tilt limits for left-up must satisfy -90 ≤ min ≤ max ≤ 90"),
+            ("tilt-max-bottom-up = 10\ntilt-min-bottom-up = 20", 3, "tilt limits for bottom-up"),
+            ("tilt-max-normal = 91", 2, "tilt limits for normal"),
+            ("settle-time = 50\nmax-tilt = 100", 3, "max-tilt must be within"),
+        ])
+    func classifierProblems(lines: String, line: Int, fragment: String) {
+        expectConfigError(configError("[classifier]\n\(lines)\n"), line: line, fragment)
+    }
+
+    @Test("the error prints as file:line: message, or file: message without a line")
+    func errorDescription() {
+        #expect(ConfigError(file: "/etc/orientd/orientd.conf", line: 7, message: "oops").description
+            == "/etc/orientd/orientd.conf:7: oops")
+        #expect(ConfigError(file: "/etc/orientd/orientd.conf", line: 0, message: "oops").description
+            == "/etc/orientd/orientd.conf: oops")
+        #expect(configError("[classifier]\nsetle-time = 1\n")?.description
+            == "orientd.conf:2: unknown key 'setle-time' in [classifier]; did you mean 'settle-time'?")
+    }
+}
+
+// MARK: Hostile input
+
+@Suite("Config parser: hostile input")
+struct ConfigParserHostileInputTests {
+    private static let prefix = Array("[classifier]\nsettle-time = 1".utf8)
+
+    @Test(
+        "control characters and invalid UTF-8 are errors naming the byte",
+        arguments: [
+            ([0x00], "control character U+0000 at column 16 is not allowed"),
+            ([0x0D, 0x30], "control character U+000D at column 16"),
+            ([0x7F], "control character U+007F"),
+            ([0x1B], "control character U+001B"),
+            ([0xC2, 0x85], "control character U+0085"),
+            ([0xFF], "invalid UTF-8 (byte 0xFF at column 16)"),
+            ([0x80], "invalid UTF-8 (byte 0x80"),
+            ([0xC0, 0xAF], "invalid UTF-8 (byte 0xC0"),
+            ([0xE2, 0x82], "invalid UTF-8 (byte 0xE2"),
+            ([0xED, 0xA0, 0x80], "invalid UTF-8 (byte 0xED"),
+            ([0xF4, 0x90, 0x80, 0x80], "invalid UTF-8 (byte 0xF4"),
+            ([0xF8, 0x88, 0x80, 0x80, 0x80], "invalid UTF-8 (byte 0xF8"),
+        ] as [([UInt8], String)])
+    func badBytes(bytes: [UInt8], fragment: String) {
+        expectConfigError(configError(Self.prefix + bytes + [0x0A, 0x0A]), line: 2, fragment)
+    }
+
+    @Test("a bad byte in a comment is still an error")
+    func badByteInComment() {
+        expectConfigError(configError([0x23, 0x20, 0x00, 0x0A]), line: 1, "control character U+0000 at column 3")
+        expectConfigError(configError(Array("# ok\n# ".utf8) + [0xFE]), line: 2, "invalid UTF-8 (byte 0xFE")
+    }
+
+    @Test("a line of 4096 bytes is accepted and one of 4097 is an error", arguments: [4096, 4097])
+    func lineLimit(length: Int) {
+        let comment = "#" + String(repeating: "x", count: length - 1)
+        let texts = [
+            "[classifier]\n" + comment + "\nsettle-time = 1\n",
+            "[classifier]\r\n" + comment + "\r\nsettle-time = 1\r\n",
+            "[classifier]\n" + comment,
+        ]
+        for text in texts {
+            let error = configError(text)
+            if length <= ConfigParser.maxLineBytes {
+                #expect(error == nil, "\(String(describing: error))")
+            } else {
+                expectConfigError(error, line: 2, "line is longer than 4096 bytes")
+            }
+        }
+    }
+
+    @Test("a huge file without newlines fails on its first line")
+    func hugeLine() {
+        let bytes = [UInt8](repeating: 0x61, count: 8 << 20)
+        expectConfigError(configError(bytes), line: 1, "line is longer than 4096 bytes")
+    }
+
+    @Test("ten thousand sections parse, and an error after them names its line")
+    func manySections() throws {
+        let sections = String(repeating: "[classifier]\n[limits]\n", count: 10_000)
+        #expect(try parseConfig(sections + "clients = 9\n").config.limits.clients == 9)
+        expectConfigError(configError(sections + "[nope]\n"), line: 20_001, "unknown section [nope]")
+        let unknown = (0..<10_000).map { "[section-\($0)]\n" }.joined()
+        expectConfigError(configError(unknown), line: 1, "unknown section [section-0]")
+    }
+
+    @Test("a very long unknown key is shown cut and gets no suggestion")
+    func longKey() {
+        let key = String(repeating: "k", count: 4000)
+        let error = configError("[classifier]\n\(key) = 1\n")
+        #expect(error?.message == "unknown key '\(String(repeating: "k", count: 32))...' in [classifier]")
+    }
+
+    @Test("a NUL-only file and a file of newlines are handled")
+    func degenerateFiles() {
+        expectConfigError(configError([UInt8](repeating: 0, count: 10)), line: 1, "control character U+0000")
+        #expect(configError([UInt8](repeating: 0x0A, count: 100_000)) == nil)
+    }
+}
+
+// MARK: Shipped files
+
+@Suite("Config parser: example file and documentation")
+struct ConfigParserExampleTests {
+    /// A `# key = value` line of the example whose key is a known key of
+    /// `section`: the key (as `[section] key`) and the line uncommented.
+    static func commentedKey(_ line: Substring, section: String) -> (key: String, uncommented: String)? {
+        guard line.hasPrefix("#") else { return nil }
+        var body = line.dropFirst()
+        if body.hasPrefix(" ") { body = body.dropFirst() }
+        guard let eq = body.firstIndex(of: "=") else { return nil }
+        let key = "[\(section)] " + body[..<eq].trimmingCharacters(in: .whitespaces)
+        return allKnownKeys.contains(key) ? (key, String(body)) : nil
+    }
+
+    /// The example with every `# key = value` line uncommented, and the keys in order.
+    static func uncommented(_ example: String) -> (text: String, keys: [String]) {
+        var section = ""
+        var keys: [String] = []
+        var lines: [String] = []
+        for line in example.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("[") { section = String(line.dropFirst().prefix { $0 != "]" }) }
+            if let (key, text) = commentedKey(line, section: section) {
+                keys.append(key)
+                lines.append(text)
+            } else {
+                lines.append(String(line))
+            }
+        }
+        return (lines.joined(separator: "\n"), keys)
+    }
+
+    @Test("the example file lists every key once, and uncommented it gives the defaults")
+    func exampleGivesDefaults() throws {
+        let example = try packageFile("systemd/orientd.conf.example")
+        let (text, keys) = Self.uncommented(example)
+        #expect(keys.count == Set(keys).count, "a key is listed twice")
+        #expect(Set(keys) == allKnownKeys, "missing: \(allKnownKeys.subtracting(keys))")
+        let (config, warnings) = try ConfigParser.parse(Array(text.utf8), file: "orientd.conf.example")
+        #expect(config == DaemonConfig())
+        #expect(warnings.isEmpty)
+        // As shipped (all commented out) it parses to the defaults too.
+        #expect(try ConfigParser.parse(Array(example.utf8), file: "orientd.conf.example").config == DaemonConfig())
+    }
+
+    @Test("the example file explains every key in a comment just above it")
+    func exampleExplainsEveryKey() throws {
+        let example = try packageFile("systemd/orientd.conf.example")
+        let lines = example.split(separator: "\n", omittingEmptySubsequences: false)
+        var section = ""
+        for (index, line) in lines.enumerated() {
+            if line.hasPrefix("[") { section = String(line.dropFirst().prefix { $0 != "]" }) }
+            guard Self.commentedKey(line, section: section) != nil else { continue }
+            let above = index > 0 ? lines[index - 1] : ""
+            #expect(above.hasPrefix("# ") && Self.commentedKey(above, section: section) == nil,
+                    "line \(index + 1) has no explanation: \(line)")
+        }
+    }
+
+    @Test("docs/configuration.md documents every key")
+    func docsDocumentEveryKey() throws {
+        let docs = try packageFile("docs/configuration.md")
+        for (section, keys) in ConfigParser.knownKeys {
+            #expect(docs.contains("[\(section)]"), "section [\(section)] is not documented")
+            for key in keys {
+                #expect(docs.contains("| `\(key)` |"), "key \(key) has no row in docs/configuration.md")
+            }
+        }
+    }
+}
