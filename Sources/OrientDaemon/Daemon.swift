@@ -155,6 +155,10 @@ public final class Daemon {
             output.write(line)
             // At --speed max, lines go out in large writes; otherwise as they happen.
             if options.speed != .max { output.flush() }
+            if !output.isOpen {
+                log.info("stdout closed; stopping")
+                loop.stop()
+            }
         }
         guard let server else { return }
         for client in server.connections where client.subscribed {
@@ -175,6 +179,11 @@ public final class Daemon {
     // MARK: Replay
 
     private func scheduleReplay() {
+        output.flush()
+        if options.print, !output.isOpen {
+            loop.stop()
+            return
+        }
         guard let t = replay?.nextStepTime() else {
             output.flush()
             log.info("trace replayed to its end")
@@ -272,6 +281,10 @@ public final class Daemon {
             case .current: orientation = state.orientation
             case .orientation(let o): orientation = o
             }
+            guard orientation != .undefined else {
+                fail(.badArgument, "no orientation to lock yet")
+                return
+            }
             lockOwner = client.uid
             persistLock(orientation)
             server.send(Reply.ok(seq: seq), to: client)
@@ -293,7 +306,7 @@ public final class Daemon {
             client.wantsSamples = true
             let matrix = (replay?.engine ?? engine).mountMatrix
             server.send(
-                Reply.samplesOK(seq: seq, mountMatrix: matrix, rateHz: replay?.trace.rateHz ?? config.classifier.sampleRateHz,
+                Reply.samplesOK(seq: seq, mountMatrix: matrix, rateHz: replay.map { $0.trace.rateHz } ?? config.classifier.sampleRateHz,
                     onChange: replay?.trace.onChange ?? false),
                 to: client)
         }

@@ -44,7 +44,8 @@ public final class EventLoop {
     private var timers: [UInt64: Timer] = [:]
     private var nextTimerID: UInt64 = 1
     private var armedDeadline: Double?
-    private var running = false
+    /// False once `stop()` was called, even before `run()` (then `run()` returns at once).
+    private var running = true
 
     /// Wakeups counted since start (epoll_wait returns), for tests and benchmarks.
     public private(set) var wakeups = 0
@@ -147,7 +148,6 @@ public final class EventLoop {
 
     /// Dispatches events until `stop()`.
     public func run() {
-        running = true
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while running {
             runDueTimers()

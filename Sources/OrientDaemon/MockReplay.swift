@@ -51,7 +51,12 @@ public struct MockReplay: Sendable {
         let last = trace.samples.last?.tMs ?? 0
         let count = Double(max(1, trace.samples.count - 1))
         let period = trace.rateHz.map { 1000 / $0 } ?? ((last - first) / count)
-        loopPeriod = (last - first) + (period.isFinite && period > 0 ? period : 50)
+        // One pass lasts from the first sample to one period past the last, or to
+        // the `duration_ms` a generated trace declares (an on-change trace's
+        // trailing silence is part of it).
+        let declared = trace.extraHeaders.last { $0.key == "duration_ms" }.flatMap { DecimalNumber.parse($0.value) }
+        let pass = (last - first) + (period.isFinite && period > 0 ? period : 50)
+        loopPeriod = max(pass, declared ?? 0)
         engine = OrientationEngine(
             classifier: config, mountMatrix: trace.mountMatrix, natural: natural,
             defaultAllowed: defaultAllowed, lock: lock, sensor: .mock, tMs: first)
@@ -76,8 +81,9 @@ public struct MockReplay: Sendable {
             nextSample = nil
         }
         if let deadline = engine.nextDeadline, deadline > lastTick {
-            // A deadline that falls on a reading's time is met by the reading itself.
-            if let s = nextSample, s.tMs <= deadline { return .reading(s) }
+            // A deadline due at a reading's time fires first: it belongs to what
+            // came before (an on-change sensor's held reading, a hold expiring).
+            if let s = nextSample, s.tMs < deadline { return .reading(s) }
             return .tick(deadline)
         }
         if let s = nextSample { return .reading(s) }

@@ -1,1 +1,0 @@
-// The client library: see OrientClient.swift.

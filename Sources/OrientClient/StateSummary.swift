@@ -1,0 +1,18 @@
+public import OrientSense
+
+extension StateMessage {
+    /// One line for people and logs:
+    /// `left-up (physical left-up, tilt vertical, rotation 90, landscape, allowed normal,left-up,right-up, unlocked, sensor active)`.
+    ///
+    /// ```swift
+    /// print(try await client.get().summary)
+    /// ```
+    ///
+    /// A lock shows as `locked left-up`; an empty allowed set as `allowed none`.
+    public var summary: String {
+        let allowedText = allowed.isEmpty ? "none" : allowed.names.joined(separator: ",")
+        let lockText = locked.map { "locked \($0.rawValue)" } ?? "unlocked"
+        return "\(orientation.rawValue) (physical \(physical.rawValue), tilt \(tilt.rawValue), rotation \(rotation), "
+            + "\(layout.rawValue), allowed \(allowedText), \(lockText), sensor \(sensor.rawValue))"
+    }
+}

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import OrientClient
+import Synchronization
+
+/// `orientctl hold MASK -- COMMAND...`: a constraint held while COMMAND runs.
+///
+/// The constraint's id is `orientctl-hold-<pid>`. SIGINT, SIGTERM and SIGHUP are
+/// passed on to the command, except those the terminal sent (the command, in the
+/// same foreground process group, already has them). If orientctl is killed
+/// outright, the daemon drops the constraint when the connection closes.
+enum HoldCommand {
+    static func run(_ client: OrientClient, mask: [String], argv: [String]) async -> Int32 {
+        let relay = SignalRelay()
+        SignalPipe.install([SIGINT, SIGTERM, SIGHUP]) { signal, fromTerminal in
+            relay.deliver(signal, fromTerminal: fromTerminal)
+        }
+        let handle: ConstraintHandle
+        do {
+            handle = try await client.constrain(id: "orientctl-hold-\(getpid())", allow: mask)
+        } catch {
+            return ExitStatus.report(error)
+        }
+        let status: Int32
+        switch relay.spawn(argv) {
+        case .interrupted(let signal):
+            status = 128 + signal
+        case .failed(let code):
+            Output.error("cannot run '\(argv[0])': \(String(cString: strerror(code)))")
+            status = code == ENOENT ? 127 : 126
+        case .spawned(let pid):
+            status = await ChildProcess.wait(pid)
+            relay.childExited()
+        }
+        do {
+            try await handle.release()
+        } catch {
+            // The command's status matters more; the daemon drops the constraint
+            // anyway when this process exits and the connection closes.
+            Output.error("releasing the constraint: \(error)")
+        }
+        return status
+    }
+}
+
+/// Passes signals on to the child once it exists; remembers a signal that came
+/// before, so the command is not started at all.
+final class SignalRelay: Sendable {
+    enum Spawn {
+        case spawned(pid_t)
+        case failed(Int32)
+        /// A signal arrived before the command started.
+        case interrupted(Int32)
+    }
+
+    private struct State {
+        var child: pid_t?
+        var interrupted: Int32?
+    }
+
+    private let state = Mutex(State())
+
+    /// Spawns `argv` unless a signal came first. Holding the lock across the
+    /// spawn means every signal either stops the spawn or reaches the child.
+    func spawn(_ argv: [String]) -> Spawn {
+        state.withLock { state in
+            if let signal = state.interrupted { return .interrupted(signal) }
+            switch ChildProcess.spawn(argv) {
+            case .pid(let pid):
+                state.child = pid
+                return .spawned(pid)
+            case .failed(let code):
+                return .failed(code)
+            }
+        }
+    }
+
+    func childExited() {
+        state.withLock { $0.child = nil }
+    }
+
+    func deliver(_ signal: Int32, fromTerminal: Bool) {
+        state.withLock { state in
+            if let child = state.child {
+                if !fromTerminal { kill(child, signal) }
+            } else if state.interrupted == nil {
+                state.interrupted = signal
+            }
+        }
+    }
+}
