@@ -28,12 +28,16 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
-# The demo: about a minute of handling, replayed at real speed. Each line is a
-# published state: time, effective orientation, physical orientation, tilt.
+# The demo: orientd replays traces/demo.trace (a minute of handling, looping) on
+# a private socket, and `orientctl watch` beside it prints each published state.
+# Ctrl-C stops both.
 run: build
-	@echo "Replaying $(DEMO) at real speed (Ctrl-C stops)."
-	@$(BIN)/orientd --mock $(DEMO) --print --exit-at-end | sed -u \
-	  -e 's/.*"orientation":"\([^"]*\)","physical":"\([^"]*\)","tilt":"\([^"]*\)","rotation":\([0-9]*\).*"t_ms":\([0-9.]*\)}/t=\5 ms  orientation=\1  physical=\2  tilt=\3  rotation=\4/'
+	@sock=$$(mktemp -u /tmp/orientd-demo.XXXXXX.sock); state=$$(mktemp -d /tmp/orientd-demo-state.XXXXXX); \
+	$(BIN)/orientd --mock $(DEMO) --loop --socket $$sock --state-dir $$state & daemon=$$!; \
+	trap 'kill $$daemon 2>/dev/null; wait $$daemon 2>/dev/null; rm -rf $$state' EXIT INT TERM; \
+	for i in $$(seq 100); do [ -S $$sock ] && break; sleep 0.05; done; \
+	echo "orientd is replaying $(DEMO) on $$sock; orientctl watch (Ctrl-C stops both):"; \
+	$(BIN)/orientctl --socket $$sock watch
 
 check: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)

@@ -29,6 +29,9 @@ public final class ClientConnection {
     /// state once the queue drains (coalescing; never a stale one).
     var stateOwed = false
     var closing = false
+    /// The client closed its sending side: finish writing the replies it asked
+    /// for, then close.
+    var readClosed = false
 
     init(serial: Int, fd: Int32) {
         self.serial = serial

@@ -42,6 +42,8 @@ public final class SocketServer {
     private var nextSerial = 1
     /// Kept open so that at the fd limit one can be freed to accept and refuse.
     private var reserveFD: Int32 = -1
+    private var refusedAtFDLimit = 0
+    private var lastFDLimitLog = -Double.infinity
 
     /// The connected clients.
     public var connections: Dictionary<Int32, ClientConnection>.Values { clients.values }
@@ -136,6 +138,10 @@ public final class SocketServer {
         }
         client.writeBuffer.removeAll(keepingCapacity: client.writeBuffer.capacity <= 16384)
         client.writeOffset = 0
+        if client.readClosed {
+            drop(client, reason: nil)
+            return
+        }
         if client.stateOwed, client.subscribed {
             client.stateOwed = false
             send(latestState(), to: client)
@@ -179,7 +185,12 @@ public final class SocketServer {
     /// forever: free the reserve fd, accept and close the connection, take the
     /// reserve back. The client sees its connection closed instead of a hang.
     private func refuseAtFDLimit() {
-        log.warning("accept: out of file descriptors; refusing a connection")
+        refusedAtFDLimit += 1
+        let now = MonotonicClock.nowMs()
+        if now - lastFDLimitLog >= 10_000 {
+            log.warning("accept: out of file descriptors; refusing connections (\(refusedAtFDLimit) so far)")
+            lastFDLimitLog = now
+        }
         guard reserveFD >= 0 else { return }
         close(reserveFD)
         let fd = orientd_accept4(listenFD, Int32(SOCK_CLOEXEC.rawValue))
@@ -208,7 +219,15 @@ public final class SocketServer {
             }
             if n < 0, errno == EINTR { continue }
             if n < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
-            drop(client, reason: n == 0 ? nil : "read failed: \(String(cString: strerror(errno)))")
+            if n == 0, client.queuedBytes > 0, !client.readClosed {
+                // Half-closed: the replies it asked for still go out, then it is closed.
+                client.readClosed = true
+                loop.change(client.fd, to: .writable)
+                return
+            }
+            // A reset by a peer that went away is an ordinary disconnect.
+            let quiet = n == 0 || errno == ECONNRESET
+            drop(client, reason: quiet ? nil : "read failed: \(String(cString: strerror(errno)))")
             return
         }
     }
