@@ -40,7 +40,7 @@ var package = Package(
         .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientSynth"]),
         .testTarget(
             name: "OrientdIntegrationTests",
-            dependencies: ["OrientSense"]
+            dependencies: ["OrientSense", "OrientClient"]
         ),
     ]
 )
