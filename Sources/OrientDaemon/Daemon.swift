@@ -50,6 +50,13 @@ public final class Daemon {
     private var lockOwner: UInt32?
     private var exitCode: Int32 = 0
 
+    // The hardware path (no --mock).
+    private var sensor: HardwareSensor?
+    private var deadlineTimer: EventLoop.TimerID?
+    /// `get` requests waiting for a fresh reading from an idle sensor.
+    private var pendingGets: [(client: ClientConnection, seq: Int64?)] = []
+    private var pendingGetTimer: EventLoop.TimerID?
+
     /// Sets up everything but the socket; `run()` opens it.
     public init(options: DaemonOptions, config: DaemonConfig, log: Log) throws(SystemError) {
         self.options = options
@@ -120,7 +127,7 @@ public final class Daemon {
             replayTraceStart = replay?.trace.samples.first?.tMs ?? 0
             scheduleReplay()
         } else {
-            log.notice("no sensor source: hardware accelerometers are not read by this version; publishing sensor \"absent\"")
+            startHardware()
         }
         loop.run()
         output.flush()
@@ -129,6 +136,70 @@ public final class Daemon {
     }
 
     private var state: StateMessage { replay?.engine.state ?? engine.state }
+
+    // MARK: Hardware sensor
+
+    private func startHardware() {
+        do {
+            sensor = try HardwareSensor(loop: loop, log: log, config: config)
+        } catch {
+            log.warning("libudev unavailable (\(error)); publishing sensor \"absent\"")
+            return
+        }
+        guard let sensor else { return }
+        sensor.onSample = { [unowned self] sample in self.hardwareSample(sample) }
+        sensor.onChange = { [unowned self] in self.hardwareChanged() }
+        sensor.start()
+    }
+
+    private func hardwareSample(_ sample: Sample) {
+        broadcastSample(sample)
+        if let published = engine.process(sample) { publish(published) }
+        scheduleDeadline()
+    }
+
+    private func hardwareChanged() {
+        guard let sensor else { return }
+        let wasActive = engine.sensor == .active
+        engine.mountMatrix = sensor.mountMatrix
+        if sensor.status == .active, !wasActive { engine.resetClassifier() }
+        if let published = engine.setSensor(sensor.status, atMs: MonotonicClock.nowMs()) { publish(published) }
+        if sensor.status == .absent { answerPendingGets() }
+        scheduleDeadline()
+    }
+
+    /// Arms the one timer for the classifier's next deadline (none when idle).
+    private func scheduleDeadline() {
+        loop.cancel(deadlineTimer)
+        deadlineTimer = nil
+        guard sensor?.status == .active, let deadline = engine.nextDeadline else { return }
+        deadlineTimer = loop.schedule(atMs: deadline) { [unowned self] in
+            self.deadlineTimer = nil
+            if let published = self.engine.tick(atMs: deadline) { self.publish(published) }
+            self.scheduleDeadline()
+        }
+    }
+
+    /// Samples only while someone needs them: a subscriber, a recorder, or a `get`
+    /// waiting for a fresh reading.
+    private func updateDemand() {
+        guard let sensor else { return }
+        let connections = server.map { Array($0.connections) } ?? []
+        sensor.wanted = !pendingGets.isEmpty || connections.contains { $0.subscribed || $0.wantsSamples }
+        if !sensor.wanted {
+            loop.cancel(deadlineTimer)
+            deadlineTimer = nil
+        }
+    }
+
+    private func answerPendingGets() {
+        loop.cancel(pendingGetTimer)
+        pendingGetTimer = nil
+        let waiting = pendingGets
+        pendingGets = []
+        for (client, seq) in waiting where !client.closing { server?.send(state.json(seq: seq), to: client) }
+        updateDemand()
+    }
 
     private var serverLimits: ServerLimits {
         var limits = ServerLimits()
@@ -164,6 +235,8 @@ public final class Daemon {
         for client in server.connections where client.subscribed {
             server.sendState(line, to: client)
         }
+        // A fresh reading changed the state: that answers waiting `get`s.
+        if !pendingGets.isEmpty, message.physical != .undefined { answerPendingGets() }
     }
 
     private func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {
@@ -240,15 +313,29 @@ public final class Daemon {
         }
         switch request.request {
         case .get:
+            if let sensor, sensor.status == .idle {
+                // Idle sensor: sample briefly for a fresh reading (answered within a second).
+                pendingGets.append((client, seq))
+                updateDemand()
+                if pendingGetTimer == nil {
+                    pendingGetTimer = loop.schedule(atMs: MonotonicClock.nowMs() + 500) { [unowned self] in
+                        self.pendingGetTimer = nil
+                        self.answerPendingGets()
+                    }
+                }
+                return
+            }
             server.send(state.json(seq: seq), to: client)
         case .subscribe:
             client.subscribed = true
             client.stateOwed = false
             server.send(state.json(seq: seq), to: client)
+            updateDemand()
         case .unsubscribe:
             client.subscribed = false
             client.wantsSamples = false
             server.send(Reply.ok(seq: seq), to: client)
+            updateDemand()
         case .constrain(let id, let allow):
             let mask: OrientationMask
             do {
@@ -304,6 +391,7 @@ public final class Daemon {
             mutateEngine { $0.setLock(nil, atMs: now) }
         case .samples:
             client.wantsSamples = true
+            updateDemand()
             let matrix = (replay?.engine ?? engine).mountMatrix
             server.send(
                 Reply.samplesOK(seq: seq, mountMatrix: matrix, rateHz: replay.map { $0.trace.rateHz } ?? config.classifier.sampleRateHz,
@@ -327,7 +415,9 @@ public final class Daemon {
     }
 
     private func clientGone(_ client: ClientConnection) {
+        pendingGets.removeAll { $0.client === client }
         if !client.constraints.isEmpty { applyConstraints() }
+        updateDemand()
     }
 
     // MARK: Configuration
@@ -365,6 +455,7 @@ public final class Daemon {
             engine.mountMatrix = new.mountMatrix ?? sensorMatrix
             return engine.setPolicy(natural: newNatural, defaultAllowed: defaultAllowed, atMs: now)
         }
+        sensor?.reconfigure(new, log: log)
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")
     }
 }

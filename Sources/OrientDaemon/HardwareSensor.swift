@@ -1,0 +1,207 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+public import OrientSense
+
+/// The accelerometer as the daemon sees it: found and followed with libudev,
+/// read with libiio (polling the raw attributes), calibrated and timestamped.
+///
+/// Sampling runs only while `wanted` is true; otherwise nothing is open and no
+/// timer is armed. Faults never stop the daemon: a vanished device makes the
+/// sensor absent until udev announces one again, transient read errors are
+/// logged once and retried, and garbage values are dropped.
+public final class HardwareSensor {
+    /// Where the chosen sensor is.
+    public private(set) var status: SensorStatus = .absent
+    /// The chosen device, if any.
+    public private(set) var device: UdevIIODevice?
+    /// The mount matrix in force and where it came from.
+    public private(set) var mountMatrix: MountMatrix = .identity
+    public private(set) var matrixSource: MountMatrixSource = .identity
+    /// The rate the sensor is polled at, Hz.
+    public private(set) var rateHz: Double
+
+    /// Called with each reading (m/s², sensor frame, CLOCK_MONOTONIC ms).
+    public var onSample: (Sample) -> Void = { _ in }
+    /// Called when the status, device or mount matrix changed.
+    public var onChange: () -> Void = {}
+
+    private let loop: EventLoop
+    private var log: Log
+    private let udev: Udev
+    private var config: DaemonConfig
+    private var calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
+    private var accelerometer: IIOAccelerometer?
+    private var pollTimer: EventLoop.TimerID?
+    private var failures = 0
+    private var loggedFailure = false
+    private var loggedGarbage = false
+
+    /// Whether anyone needs readings now (a subscriber, a `get`, a recorder).
+    public var wanted = false {
+        didSet { if wanted != oldValue { updateSampling() } }
+    }
+
+    public init(loop: EventLoop, log: Log, config: DaemonConfig) throws(SystemError) {
+        self.loop = loop
+        self.log = log
+        self.config = config
+        self.udev = try Udev()
+        rateHz = max(10, config.classifier.sampleRateHz)
+    }
+
+    /// Starts following udev events and picks a sensor.
+    public func start() {
+        do {
+            let fd = try udev.startMonitor()
+            loop.watch(fd, for: .readable) { [unowned self] _ in self.udevEvents() }
+        } catch {
+            log.warning("udev monitor unavailable (\(error)); hotplug will not be followed")
+        }
+        rescan(reason: "start")
+    }
+
+    /// A new configuration (SIGHUP): re-reads the mount matrix and re-chooses.
+    public func reconfigure(_ config: DaemonConfig, log: Log) {
+        self.config = config
+        self.log = log
+        rateHz = max(10, config.classifier.sampleRateHz)
+        rescan(reason: "configuration reloaded")
+    }
+
+    private func udevEvents() {
+        let events = udev.receiveEvents()
+        guard !events.isEmpty else { return }
+        for event in events { log.info("udev: \(event.action.rawValue) \(event.sysname)") }
+        rescan(reason: events.map { "\($0.action.rawValue) \($0.sysname)" }.joined(separator: ", "))
+    }
+
+    /// Enumerates the IIO devices again and (re)chooses the accelerometer.
+    public func rescan(reason: String) {
+        let devices = udev.iioDevices()
+        let decision = AccelerometerChoice.choose(devices.map(\.info), pinned: config.device)
+        for skipped in decision.skipped where skipped.device.hasRawAxes || skipped.device.hasScanElements {
+            log.info("skipping \(skipped.device.sysname): \(skipped.reason)")
+        }
+        let chosen = decision.chosen.flatMap { info in devices.first { $0.info.sysname == info.sysname } }
+        if let pinned = config.device, chosen == nil {
+            log.warning("configured device '\(pinned)' not found")
+        }
+        let previous = device
+        device = chosen
+        if chosen?.info.sysname != previous?.info.sysname {
+            closeDevice()
+            if let chosen {
+                log.notice("accelerometer: \(chosen.info.sysname) (\(chosen.info.name ?? "unnamed")) at \(chosen.info.syspath)")
+            } else if previous != nil {
+                log.notice("accelerometer \(previous?.info.sysname ?? "") gone; sensor absent")
+            }
+        }
+        if let chosen { configure(from: chosen) }
+        status = chosen == nil ? .absent : (accelerometer != nil ? .active : .idle)
+        updateSampling()
+        onChange()
+        _ = reason
+    }
+
+    private func configure(from device: UdevIIODevice) {
+        let a = device.attributes
+        let resolved = MountMatrixSource.resolve(
+            config: config.mountMatrix, udev: device.properties["ACCEL_MOUNT_MATRIX"], mountMatrix: a["mount_matrix"],
+            inAccelMountMatrix: a["in_accel_mount_matrix"], inMountMatrix: a["in_mount_matrix"])
+        if resolved.matrix != mountMatrix || resolved.source != matrixSource {
+            log.info("\(device.info.sysname): mount matrix \(resolved.matrix) from \(resolved.source.rawValue)")
+        }
+        for warning in resolved.warnings { log.warning("\(device.info.sysname): \(warning)") }
+        mountMatrix = resolved.matrix
+        matrixSource = resolved.source
+        do {
+            let (calibration, warnings) = try AxisCalibration.resolve(
+                perAxisScale: ["x", "y", "z"].map { a["in_accel_\($0)_scale"] }, sharedScale: a["in_accel_scale"],
+                perAxisOffset: ["x", "y", "z"].map { a["in_accel_\($0)_offset"] }, sharedOffset: a["in_accel_offset"])
+            self.calibration = calibration
+            for warning in warnings { log.warning("\(device.info.sysname): \(warning)") }
+        } catch {
+            log.warning("\(device.info.sysname): \(error); using scale 1, offset 0")
+            calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
+        }
+    }
+
+    // MARK: Sampling
+
+    private func updateSampling() {
+        if wanted, let device, accelerometer == nil {
+            open(device)
+        } else if !wanted, accelerometer != nil {
+            closeDevice()
+            status = device == nil ? .absent : .idle
+            onChange()
+        }
+    }
+
+    private func open(_ device: UdevIIODevice) {
+        do {
+            let accelerometer = try IIOAccelerometer(sysname: device.info.sysname)
+            let a = device.attributes
+            let available = a["sampling_frequency_available"] ?? a["in_accel_sampling_frequency_available"]
+            let current = a["sampling_frequency"] ?? a["in_accel_sampling_frequency"]
+            if let hz = SamplingFrequency.choose(available: available, current: current, target: config.classifier.sampleRateHz) {
+                if accelerometer.setSamplingFrequency(hz) {
+                    log.info("\(device.info.sysname): sampling_frequency set to \(formatFrequency(hz)) Hz")
+                }
+            }
+            if a["in_accel_hysteresis"] != nil { accelerometer.clearHysteresis() }
+            self.accelerometer = accelerometer
+            failures = 0
+            status = .active
+            log.info("\(device.info.sysname): sampling at \(formatFrequency(rateHz)) Hz (polled)")
+            onChange()
+            poll()
+        } catch {
+            log.warning("\(device.info.sysname): cannot open: \(error)")
+            status = .idle
+            onChange()
+            // Try again shortly while someone still wants readings.
+            pollTimer = loop.schedule(atMs: MonotonicClock.nowMs() + 1000) { [unowned self] in
+                self.pollTimer = nil
+                if self.wanted, self.accelerometer == nil, let device = self.device { self.open(device) }
+            }
+        }
+    }
+
+    private func closeDevice() {
+        loop.cancel(pollTimer)
+        pollTimer = nil
+        accelerometer = nil
+    }
+
+    private func poll() {
+        guard let accelerometer else { return }
+        let t = MonotonicClock.nowMs()
+        do {
+            let raw = try accelerometer.readRaw()
+            if failures > 0 { log.notice("\(accelerometer.sysname): reading again after \(failures) failed reads") }
+            failures = 0
+            loggedFailure = false
+            let vector = calibration.apply(raw: raw)
+            onSample(Sample(tMs: t, vector: vector))
+        } catch {
+            failures += 1
+            if error.vanished {
+                log.warning("\(error); treating the sensor as removed")
+                closeDevice()
+                rescan(reason: "read failed")
+                return
+            }
+            if error.code == EINVAL {
+                if !loggedGarbage { log.warning("\(error) (dropping such readings)") }
+                loggedGarbage = true
+            } else if !loggedFailure {
+                log.warning("\(error) (retrying)")
+                loggedFailure = true
+            }
+        }
+        guard self.accelerometer != nil else { return }
+        pollTimer = loop.schedule(atMs: t + 1000 / rateHz) { [unowned self] in self.poll() }
+    }
+}

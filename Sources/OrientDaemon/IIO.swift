@@ -1,0 +1,216 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CIIO
+public import OrientSense
+
+/// A failure talking to the sensor, with errno to tell a vanished device
+/// (ENODEV, ENOENT) from a transient error.
+public struct SensorError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var code: Int32
+    /// The device is gone (removed mid-read): wait for udev to bring it back.
+    public var vanished: Bool { code == ENODEV || code == ENOENT || code == ENXIO }
+    public var description: String { message }
+}
+
+/// Every libiio call of the daemon: one accelerometer opened through a local
+/// context, its raw attributes read on demand (the polled path), its
+/// `sampling_frequency` set, and (when asked) a buffer of scans.
+///
+/// Owned by the event loop's thread. Dropping it releases the context, so an
+/// idle daemon holds nothing open.
+public final class IIOAccelerometer {
+    /// The device id (`iio:device0`).
+    public let sysname: String
+    private let context: OpaquePointer
+    private let device: OpaquePointer
+    private let axes: [OpaquePointer]
+    private var buffer: OpaquePointer?
+    private var bufferChannels: [(channel: OpaquePointer, type: ScanType)] = []
+    private var timestampChannel: (channel: OpaquePointer, type: ScanType)?
+
+    /// Opens the accelerometer `sysname` (`iio:deviceN`).
+    public init(sysname: String) throws(SensorError) {
+        self.sysname = sysname
+        guard let context = iio_create_local_context() else {
+            throw SensorError(message: "libiio: cannot create a local context: \(String(cString: strerror(errno)))", code: errno)
+        }
+        guard let device = iio_context_find_device(context, sysname) else {
+            iio_context_destroy(context)
+            throw SensorError(message: "libiio: no device \(sysname)", code: ENODEV)
+        }
+        var axes: [OpaquePointer] = []
+        for name in ["accel_x", "accel_y", "accel_z"] {
+            guard let channel = iio_device_find_channel(device, name, false) else {
+                iio_context_destroy(context)
+                throw SensorError(message: "libiio: \(sysname) has no \(name) channel", code: ENODEV)
+            }
+            axes.append(channel)
+        }
+        self.context = context
+        self.device = device
+        self.axes = axes
+    }
+
+    deinit {
+        stopBuffer()
+        iio_context_destroy(context)
+    }
+
+    /// Reads `in_accel_{x,y,z}_raw` (the polled path), parsed in the C locale.
+    public func readRaw() throws(SensorError) -> Vector3 {
+        var values: [Double] = []
+        values.reserveCapacity(3)
+        for (index, channel) in axes.enumerated() {
+            let text = try readAttribute(channel: channel, "raw", axis: index)
+            guard let value = DecimalNumber.parse(text.trimmingWhitespace()) else {
+                throw SensorError(message: "\(sysname): in_accel_\(["x", "y", "z"][index])_raw is not a number: '\(text.prefix(32))'", code: EINVAL)
+            }
+            values.append(value)
+        }
+        return Vector3(values[0], values[1], values[2])
+    }
+
+    private func readAttribute(channel: OpaquePointer, _ attribute: String, axis: Int) throws(SensorError) -> String {
+        var bytes = [CChar](repeating: 0, count: 64)
+        let n = iio_channel_attr_read(channel, attribute, &bytes, bytes.count)
+        guard n > 0 else {
+            let code = Int32(-n)
+            throw SensorError(
+                message: "\(sysname): cannot read in_accel_\(["x", "y", "z"][axis])_\(attribute): \(String(cString: strerror(code)))",
+                code: code)
+        }
+        return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Writes the sampling frequency (`sampling_frequency`, else
+    /// `in_accel_sampling_frequency`); returns false when neither exists or takes it.
+    @discardableResult
+    public func setSamplingFrequency(_ hz: Double) -> Bool {
+        let text = formatFrequency(hz)
+        if iio_device_find_attr(device, "sampling_frequency") != nil {
+            return iio_device_attr_write(device, "sampling_frequency", text) > 0
+        }
+        if iio_channel_find_attr(axes[0], "sampling_frequency") != nil {
+            return iio_channel_attr_write(axes[0], "sampling_frequency", text) > 0
+        }
+        return false
+    }
+
+    /// Writes 0 to `in_accel_hysteresis` so an on-change sensor reports every
+    /// change; returns false when it has none or refuses.
+    @discardableResult
+    public func clearHysteresis() -> Bool {
+        guard iio_channel_find_attr(axes[0], "hysteresis") != nil else { return false }
+        return iio_channel_attr_write(axes[0], "hysteresis", "0") > 0
+    }
+
+    // MARK: Buffered capture
+
+    /// Enables the x, y, z scan elements (and the timestamp when there is one),
+    /// creates a non-blocking buffer of `samples` scans and returns its poll fd.
+    public func startBuffer(samples: Int) throws(SensorError) -> Int32 {
+        stopBuffer()
+        var channels: [(channel: OpaquePointer, type: ScanType)] = []
+        for channel in axes {
+            guard iio_channel_is_scan_element(channel), let format = iio_channel_get_data_format(channel) else {
+                throw SensorError(message: "\(sysname): no scan elements for the accel axes", code: ENOTSUP)
+            }
+            channels.append((channel, try ScanType.from(format: format.pointee)))
+            iio_channel_enable(channel)
+        }
+        if let timestamp = iio_device_find_channel(device, "timestamp", false), iio_channel_is_scan_element(timestamp),
+            let format = iio_channel_get_data_format(timestamp)
+        {
+            iio_channel_enable(timestamp)
+            timestampChannel = (timestamp, try ScanType.from(format: format.pointee))
+        }
+        guard let buffer = iio_device_create_buffer(device, max(1, samples), false) else {
+            let code = errno
+            for channel in axes { iio_channel_disable(channel) }
+            throw SensorError(message: "\(sysname): cannot create a buffer: \(String(cString: strerror(code)))", code: code)
+        }
+        _ = iio_buffer_set_blocking_mode(buffer, false)
+        let fd = iio_buffer_get_poll_fd(buffer)
+        guard fd >= 0 else {
+            iio_buffer_destroy(buffer)
+            throw SensorError(message: "\(sysname): buffer has no poll fd", code: -fd)
+        }
+        self.buffer = buffer
+        bufferChannels = channels
+        return fd
+    }
+
+    /// Reads what the buffer holds: one (timestamp ns or nil, raw x/y/z) per scan.
+    /// Returns an empty array when nothing is ready (EAGAIN).
+    public func readBuffer() throws(SensorError) -> [(timestampNs: Int64?, raw: Vector3)] {
+        guard let buffer else { return [] }
+        let n = iio_buffer_refill(buffer)
+        if n == -Int(EAGAIN) || n == 0 { return [] }
+        guard n > 0 else {
+            let code = Int32(-n)
+            throw SensorError(message: "\(sysname): buffer read failed: \(String(cString: strerror(code)))", code: code)
+        }
+        let step = iio_buffer_step(buffer)
+        guard step > 0, let end = iio_buffer_end(buffer) else { return [] }
+        var starts: [UnsafeMutableRawPointer] = []
+        for (channel, _) in bufferChannels {
+            guard let first = iio_buffer_first(buffer, channel) else { return [] }
+            starts.append(first)
+        }
+        let stampStart = timestampChannel.flatMap { iio_buffer_first(buffer, $0.channel) }
+        var out: [(timestampNs: Int64?, raw: Vector3)] = []
+        var offset = 0
+        while starts[0] + offset < end {
+            var values: [Double] = []
+            for (i, start) in starts.enumerated() {
+                let type = bufferChannels[i].type
+                values.append(Double(type.decode(UnsafeRawBufferPointer(start: start + offset, count: type.storageBits / 8), at: 0)))
+            }
+            var stamp: Int64?
+            if let stampStart, let type = timestampChannel?.type {
+                stamp = type.decode(UnsafeRawBufferPointer(start: stampStart + offset, count: type.storageBits / 8), at: 0)
+            }
+            out.append((stamp, Vector3(values[0], values[1], values[2])))
+            offset += step
+        }
+        return out
+    }
+
+    /// Destroys the buffer (disables capture) if there is one.
+    public func stopBuffer() {
+        guard let buffer else { return }
+        iio_buffer_destroy(buffer)
+        self.buffer = nil
+        for channel in axes { iio_channel_disable(channel) }
+        if let timestamp = timestampChannel?.channel { iio_channel_disable(timestamp) }
+        timestampChannel = nil
+        bufferChannels = []
+    }
+}
+
+extension ScanType {
+    /// The scan type libiio parsed from `scan_elements/*_type`, in the kernel's
+    /// text form and back through the one parser (so both paths agree).
+    static func from(format: iio_data_format) throws(SensorError) -> ScanType {
+        let repeatSuffix = format.repeat > 1 ? "X\(format.repeat)" : ""
+        let text = "\(format.is_be ? "be" : "le"):\(format.is_signed ? "s" : "u")\(format.bits)/\(format.length)\(repeatSuffix)>>\(format.shift)"
+        do {
+            return try ScanType(parsing: text)
+        } catch {
+            throw SensorError(message: "unsupported scan type \(text): \(error)", code: ENOTSUP)
+        }
+    }
+}
+
+/// A frequency for sysfs: integers bare, otherwise up to six decimals.
+func formatFrequency(_ hz: Double) -> String {
+    if hz.rounded() == hz, abs(hz) < 1e9 { return String(Int(hz)) }
+    var text = String(Int((hz * 1_000_000).rounded()))
+    while text.count < 7 { text = "0" + text }
+    let cut = text.index(text.endIndex, offsetBy: -6)
+    var result = text[..<cut] + "." + text[cut...]
+    while result.hasSuffix("0") { result.removeLast() }
+    return String(result)
+}
