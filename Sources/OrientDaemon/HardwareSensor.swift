@@ -33,6 +33,22 @@ public final class HardwareSensor {
     private var calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
     private var accelerometer: IIOAccelerometer?
     private var pollTimer: EventLoop.TimerID?
+    /// The buffer's poll fd while buffered capture runs.
+    private var bufferFD: Int32?
+    /// Fires when the buffer has delivered nothing in time: fall back to polling.
+    private var bufferWatchdog: EventLoop.TimerID?
+    private var bufferDelivered = false
+    private var lastBufferedTime = 0.0
+    /// How the sensor is read now.
+    public private(set) var capture: Capture = .none
+
+    /// How readings are taken.
+    public enum Capture: String, Sendable {
+        case none, buffered, polled
+    }
+
+    /// How long the buffer may stay silent after it starts before polling takes over, ms.
+    public static let bufferGraceMs = 500.0
     private var failures = 0
     private var loggedFailure = false
     private var loggedGarbage = false
@@ -154,9 +170,9 @@ public final class HardwareSensor {
             self.accelerometer = accelerometer
             failures = 0
             status = .active
-            log.info("\(device.info.sysname): sampling at \(formatFrequency(rateHz)) Hz (polled)")
             onChange()
-            poll()
+            if device.info.hasScanElements, device.info.devnode != nil, startBuffered(accelerometer, device) { return }
+            startPolling(device)
         } catch {
             log.warning("\(device.info.sysname): cannot open: \(error)")
             status = .idle
@@ -169,10 +185,89 @@ public final class HardwareSensor {
         }
     }
 
+    private func startPolling(_ device: UdevIIODevice) {
+        capture = .polled
+        log.info("\(device.info.sysname): sampling at \(formatFrequency(rateHz)) Hz (polled)")
+        poll()
+    }
+
+    /// Starts buffered capture; false when the buffer cannot be set up.
+    private func startBuffered(_ accelerometer: IIOAccelerometer, _ device: UdevIIODevice) -> Bool {
+        let fd: Int32
+        do {
+            fd = try accelerometer.startBuffer(samples: 4)
+        } catch {
+            log.info("\(device.info.sysname): no buffered capture (\(error)); polling")
+            return false
+        }
+        bufferFD = fd
+        bufferDelivered = false
+        lastBufferedTime = MonotonicClock.nowMs()
+        capture = .buffered
+        log.info("\(device.info.sysname): buffered capture started")
+        loop.watch(fd, for: .readable) { [unowned self] _ in self.readBuffer() }
+        bufferWatchdog = loop.schedule(atMs: MonotonicClock.nowMs() + HardwareSensor.bufferGraceMs) { [unowned self] in
+            self.bufferWatchdog = nil
+            guard !self.bufferDelivered, let device = self.device else { return }
+            self.log.notice("\(device.info.sysname): the buffer delivered nothing in \(Int(HardwareSensor.bufferGraceMs)) ms; polling instead")
+            self.stopBuffered()
+            self.startPolling(device)
+        }
+        return true
+    }
+
+    private func stopBuffered() {
+        loop.cancel(bufferWatchdog)
+        bufferWatchdog = nil
+        if let fd = bufferFD { loop.unwatch(fd) }
+        bufferFD = nil
+        accelerometer?.stopBuffer()
+    }
+
+    private func readBuffer() {
+        guard let accelerometer else { return }
+        let scans: [(timestampNs: Int64?, raw: Vector3)]
+        do {
+            scans = try accelerometer.readBuffer()
+        } catch {
+            if error.vanished {
+                log.warning("\(error); treating the sensor as removed")
+                closeDevice()
+                rescan(reason: "buffer read failed")
+            } else {
+                log.warning("\(error); polling instead")
+                stopBuffered()
+                if let device { startPolling(device) }
+            }
+            return
+        }
+        guard !scans.isEmpty else { return }
+        bufferDelivered = true
+        // Arrival time for the newest scan; earlier scans of the batch keep their
+        // spacing from the kernel's timestamps (or the nominal period without them).
+        let now = MonotonicClock.nowMs()
+        let newest = scans[scans.count - 1].timestampNs
+        for (index, scan) in scans.enumerated() {
+            let age: Double
+            if let stamp = scan.timestampNs, let newest {
+                age = max(0, Double(newest - stamp) / 1_000_000)
+            } else {
+                age = Double(scans.count - 1 - index) * 1000 / rateHz
+            }
+            // Never before the capture started or before the previous reading: a
+            // backlog read at start collapses onto the start instead of going back in time.
+            let t = max(now - age, lastBufferedTime)
+            lastBufferedTime = t
+            onSample(Sample(tMs: t, vector: calibration.apply(raw: scan.raw)))
+        }
+    }
+
     private func closeDevice() {
+        stopBuffered()
         loop.cancel(pollTimer)
         pollTimer = nil
         accelerometer = nil
+        capture = .none
     }
 
     private func poll() {
