@@ -162,6 +162,10 @@ public final class Daemon {
         guard let sensor else { return }
         let wasActive = engine.sensor == .active
         engine.mountMatrix = sensor.mountMatrix
+        var classifier = config.classifier
+        classifier.onChange = sensor.isOnChange
+        classifier.sampleRateHz = sensor.rateHz
+        if classifier != engine.classifier.config { engine.reconfigure(classifier) }
         if sensor.status == .active, !wasActive { engine.resetClassifier() }
         if let published = engine.setSensor(sensor.status, atMs: MonotonicClock.nowMs()) { publish(published) }
         if sensor.status == .absent { answerPendingGets() }

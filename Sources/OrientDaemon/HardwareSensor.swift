@@ -47,6 +47,12 @@ public final class HardwareSensor {
         case none, buffered, polled
     }
 
+    /// The sensor reports only on change (a HID sensor hub's buffer, which has
+    /// `in_accel_hysteresis`): silence is not a gap.
+    public var isOnChange: Bool {
+        capture == .buffered && device?.attributes["in_accel_hysteresis"] != nil
+    }
+
     /// How long the buffer may stay silent after it starts before polling takes over, ms.
     public static let bufferGraceMs = 500.0
     private var failures = 0
@@ -170,9 +176,10 @@ public final class HardwareSensor {
             self.accelerometer = accelerometer
             failures = 0
             status = .active
-            onChange()
-            if device.info.hasScanElements, device.info.devnode != nil, startBuffered(accelerometer, device) { return }
-            startPolling(device)
+            let buffered = device.info.hasScanElements && device.info.devnode != nil && startBuffered(accelerometer, device)
+            if !buffered { capture = .polled }
+            onChange()  // before the first reading: the engine resets its classifier for the new session
+            if !buffered { startPolling(device) }
         } catch {
             log.warning("\(device.info.sysname): cannot open: \(error)")
             status = .idle
@@ -211,6 +218,8 @@ public final class HardwareSensor {
             guard !self.bufferDelivered, let device = self.device else { return }
             self.log.notice("\(device.info.sysname): the buffer delivered nothing in \(Int(HardwareSensor.bufferGraceMs)) ms; polling instead")
             self.stopBuffered()
+            self.capture = .polled
+            self.onChange()
             self.startPolling(device)
         }
         return true
@@ -237,6 +246,8 @@ public final class HardwareSensor {
             } else {
                 log.warning("\(error); polling instead")
                 stopBuffered()
+                capture = .polled
+                onChange()
                 if let device { startPolling(device) }
             }
             return
