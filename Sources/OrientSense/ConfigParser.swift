@@ -457,46 +457,20 @@ private struct Parser {
 
     /// Rejects invalid UTF-8 and control characters other than tab in `s..<e`.
     func checkText(_ s: Int, _ e: Int) throws(ConfigError) {
-        var k = s
-        while k < e {
-            let b = buf[k]
-            if b < 0x80 {
-                if (b < space && b != tab) || b == 0x7F { throw controlCharacter(UInt32(b), at: k) }
-                k += 1
-                continue
-            }
-            let length: Int, minimum: UInt32
-            var scalar: UInt32
-            if b & 0xE0 == 0xC0 {
-                (length, minimum, scalar) = (2, 0x80, UInt32(b & 0x1F))
-            } else if b & 0xF0 == 0xE0 {
-                (length, minimum, scalar) = (3, 0x800, UInt32(b & 0x0F))
-            } else if b & 0xF8 == 0xF0 {
-                (length, minimum, scalar) = (4, 0x10000, UInt32(b & 0x07))
-            } else {
-                throw invalidUTF8(k)
-            }
-            for m in (k + 1)..<(k + length) {
-                guard m < e, buf[m] & 0xC0 == 0x80 else { throw invalidUTF8(k) }
-                scalar = scalar << 6 | UInt32(buf[m] & 0x3F)
-            }
-            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
-                throw invalidUTF8(k)
-            }
-            if (0x80...0x9F).contains(scalar) { throw controlCharacter(scalar, at: k) }
-            k += length
+        switch firstTextProblem(in: buf, from: s, to: e) {
+        case nil: return
+        case .controlCharacter(let k, let scalar)?: throw controlCharacter(scalar, at: k)
+        case .invalidUTF8(let k)?: throw invalidUTF8(k)
         }
     }
 
     func controlCharacter(_ scalar: UInt32, at k: Int) -> ConfigError {
-        let hex = String(scalar, radix: 16, uppercase: true)
-        let name = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        let name = TextProblem.scalarName(scalar)
         return fail("control character \(name) at column \(column(k)) is not allowed (is this a text file?)")
     }
 
     func invalidUTF8(_ k: Int) -> ConfigError {
-        let hex = String(buf[k], radix: 16, uppercase: true)
-        return fail("invalid UTF-8 (byte 0x\(hex.count < 2 ? "0" + hex : hex) at column \(column(k))); the config is UTF-8 text")
+        return fail("invalid UTF-8 (byte \(TextProblem.byteName(buf[k])) at column \(column(k))); the config is UTF-8 text")
     }
 
     /// The 1-based column of the byte at `offset` on the current line, in characters.

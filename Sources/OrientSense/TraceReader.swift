@@ -423,54 +423,19 @@ private struct TraceParser {
     /// With `truncated`, a sequence cut off by `e` is not an error (the line
     /// goes on past the range).
     func checkText(_ s: Int, _ e: Int, truncated: Bool) throws(TraceError) {
-        var k = s
-        while k < e {
-            let b = buf[k]
-            if b < 0x80 {
-                if (b < space && b != tab) || b == 0x7F {
-                    throw error(at: k, "control character \(scalarName(UInt32(b))) is not allowed in a trace (is this a text file?)")
-                }
-                k += 1
-                continue
-            }
-            let length: Int, minimum: UInt32
-            var scalar: UInt32
-            if b & 0xE0 == 0xC0 {
-                (length, minimum, scalar) = (2, 0x80, UInt32(b & 0x1F))
-            } else if b & 0xF0 == 0xE0 {
-                (length, minimum, scalar) = (3, 0x800, UInt32(b & 0x0F))
-            } else if b & 0xF8 == 0xF0 {
-                (length, minimum, scalar) = (4, 0x10000, UInt32(b & 0x07))
-            } else {
-                throw invalidUTF8(k)
-            }
-            for m in (k + 1)..<(k + length) {
-                if m >= e {
-                    if truncated { return }
-                    throw invalidUTF8(k)
-                }
-                guard buf[m] & 0xC0 == 0x80 else { throw invalidUTF8(k) }
-                scalar = scalar << 6 | UInt32(buf[m] & 0x3F)
-            }
-            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
-                throw invalidUTF8(k)
-            }
-            if (0x80...0x9F).contains(scalar) {
-                throw error(at: k, "control character \(scalarName(scalar)) is not allowed in a trace (is this a text file?)")
-            }
-            k += length
+        switch firstTextProblem(in: buf, from: s, to: e, truncatedTail: truncated) {
+        case nil: return
+        case .controlCharacter(let k, let scalar)?:
+            throw error(at: k, "control character \(scalarName(scalar)) is not allowed in a trace (is this a text file?)")
+        case .invalidUTF8(let k)?: throw invalidUTF8(k)
         }
     }
 
     func invalidUTF8(_ k: Int) -> TraceError {
-        let hex = String(buf[k], radix: 16, uppercase: true)
-        return error(at: k, "invalid UTF-8 (byte 0x\(hex.count < 2 ? "0" + hex : hex)); a trace is UTF-8 text")
+        return error(at: k, "invalid UTF-8 (byte \(TextProblem.byteName(buf[k]))); a trace is UTF-8 text")
     }
 
-    func scalarName(_ value: UInt32) -> String {
-        let hex = String(value, radix: 16, uppercase: true)
-        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-    }
+    func scalarName(_ value: UInt32) -> String { TextProblem.scalarName(value) }
 
     /// The 1-based column of the byte at `offset` on the current line, counting
     /// characters (Unicode scalars), so it matches what an editor shows.
