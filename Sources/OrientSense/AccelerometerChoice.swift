@@ -43,9 +43,10 @@ public struct IIODeviceInfo: Sendable, Equatable {
     public var isAccelerometer: Bool { hasRawAxes || hasScanElements }
 
     /// Where the sensor sits, iio-sensor-proxy's way: the first recognised value of
-    /// udev `ACCEL_LOCATION` (`display`, `base`), then sysfs `label`
+    /// udev `ACCEL_LOCATION` (`display`, `lid`, `base`), then sysfs `label`
     /// (`accel-display`, `accel-base`), then sysfs `location` (`display`, `lid`,
-    /// `base`) decides; with none, the display. Values are case-sensitive.
+    /// `base`) decides; with none, or an empty location, the display. Values are
+    /// case-sensitive.
     var placement: (inBase: Bool, evidence: String?, unrecognised: [String]) {
         var unrecognised: [String] = []
         let sources: [(String, String?, [String: Bool])] = [

@@ -15,7 +15,7 @@ import OrientSense
 enum RecordCommand {
     private enum Outcome: Sendable {
         case stop
-        case finished(Int32)
+        case finished(Int32, samples: Int)
     }
 
     static func run(_ client: OrientClient, path: String, duration: Double?) async -> Int32 {
@@ -50,19 +50,21 @@ enum RecordCommand {
         return await withTaskGroup(of: Outcome.self) { group in
             group.addTask {
                 var last = -Double.infinity
+                var count = 0
                 for await sample in samples {
                     if sample.tMs < last {
                         Output.error(
                             "the sample clock went back from \(last) to \(sample.tMs) ms (orientd restarted?); stopping")
-                        return .finished(ExitStatus.unavailable)
+                        return .finished(ExitStatus.unavailable, samples: count)
                     }
                     last = sample.tMs
                     guard Output.write(sample.traceLine, to: fd) else {
                         Output.error("cannot write \(name): \(systemError())")
-                        return .finished(ExitStatus.ioError)
+                        return .finished(ExitStatus.ioError, samples: count)
                     }
+                    count += 1
                 }
-                return .finished(ExitStatus.success)
+                return .finished(ExitStatus.success, samples: count)
             }
             group.addTask {
                 for await _ in signals { return .stop }
@@ -79,9 +81,14 @@ enum RecordCommand {
                 switch outcome {
                 case .stop:
                     group.cancelAll()  // the writer's loop ends; its result follows
-                case .finished(let code):
+                case .finished(let code, let count):
                     status = code
                     group.cancelAll()
+                    if code == ExitStatus.success, count == 0 {
+                        // A trace without samples would not replay: say why instead.
+                        Output.error("no samples arrived (does orientd have a sensor? `orientctl get` shows \"sensor\"); \(name) holds only the header")
+                        status = ExitStatus.unavailable
+                    }
                 }
                 if case .finished = outcome { break }
             }
