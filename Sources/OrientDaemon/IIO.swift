@@ -126,9 +126,12 @@ public final class IIOAccelerometer {
             iio_channel_enable(timestamp)
             timestampChannel = (timestamp, try ScanType.from(format: format.pointee))
         }
+        attachDefaultTrigger()
         guard let buffer = iio_device_create_buffer(device, max(1, samples), false) else {
             let code = errno
             for channel in axes { iio_channel_disable(channel) }
+            if let timestamp = timestampChannel?.channel { iio_channel_disable(timestamp) }
+            timestampChannel = nil
             throw SensorError(message: "\(sysname): cannot create a buffer: \(String(cString: strerror(code)))", code: code)
         }
         _ = iio_buffer_set_blocking_mode(buffer, false)
@@ -176,6 +179,20 @@ public final class IIOAccelerometer {
             offset += step
         }
         return out
+    }
+
+    /// Triggered capture needs a trigger: when none is set, use the device's own
+    /// data-ready trigger, named `<name>-dev<N>` by the kernel (as iio-sensor-proxy
+    /// does). Drivers that need none simply have no such trigger.
+    private func attachDefaultTrigger() {
+        var current: OpaquePointer?
+        if iio_device_get_trigger(device, &current) == 0, current != nil { return }
+        guard let name = iio_device_get_name(device).map({ String(cString: $0) }),
+            let number = Int(String(sysname.reversed().prefix(while: \.isNumber).reversed())),
+            let trigger = iio_context_find_device(context, "\(name)-dev\(number)"),
+            iio_device_is_trigger(trigger)
+        else { return }
+        _ = iio_device_set_trigger(device, trigger)
     }
 
     /// Destroys the buffer (disables capture) if there is one.
