@@ -5,7 +5,7 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
-DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev udev
+DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux
 BIN          := .build/debug
 DEMO         ?= traces/demo.trace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -39,9 +39,13 @@ run: build
 	echo "orientd is replaying $(DEMO) on $$sock; orientctl watch (Ctrl-C stops both):"; \
 	$(BIN)/orientctl --socket $$sock watch
 
+# Unit and integration tests (Swift), then the real daemon against fake IIO
+# accelerometers under umockdev (Python's Testbed API needs Debian's python3-gi,
+# hence /usr/bin/python3).
 check: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build
+	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/umockdev -v
 
 test: check
 

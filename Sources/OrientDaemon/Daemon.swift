@@ -154,7 +154,12 @@ public final class Daemon {
 
     private func hardwareSample(_ sample: Sample) {
         broadcastSample(sample)
-        if let published = engine.process(sample) { publish(published) }
+        if let published = engine.process(sample) {
+            publish(published)
+            // A fresh reading changed the state: that answers waiting `get`s (the
+            // timer answers them when the fresh readings confirm the old state).
+            if !pendingGets.isEmpty, published.physical != .undefined { answerPendingGets() }
+        }
         scheduleDeadline()
     }
 
@@ -239,8 +244,6 @@ public final class Daemon {
         for client in server.connections where client.subscribed {
             server.sendState(line, to: client)
         }
-        // A fresh reading changed the state: that answers waiting `get`s.
-        if !pendingGets.isEmpty, message.physical != .undefined { answerPendingGets() }
     }
 
     private func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {

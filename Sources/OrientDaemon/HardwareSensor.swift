@@ -139,8 +139,9 @@ public final class HardwareSensor {
         matrixSource = resolved.source
         do {
             let (calibration, warnings) = try AxisCalibration.resolve(
-                perAxisScale: ["x", "y", "z"].map { a["in_accel_\($0)_scale"] }, sharedScale: a["in_accel_scale"],
-                perAxisOffset: ["x", "y", "z"].map { a["in_accel_\($0)_offset"] }, sharedOffset: a["in_accel_offset"])
+                // cros-ec sensors name their shared scale plainly `scale` (as iio-sensor-proxy reads it).
+                perAxisScale: ["x", "y", "z"].map { a["in_accel_\($0)_scale"] }, sharedScale: a["in_accel_scale"] ?? a["scale"],
+                perAxisOffset: ["x", "y", "z"].map { a["in_accel_\($0)_offset"] }, sharedOffset: a["in_accel_offset"] ?? a["offset"])
             self.calibration = calibration
             for warning in warnings { log.warning("\(device.info.sysname): \(warning)") }
         } catch {

@@ -22,7 +22,7 @@ public final class Udev {
     /// Attributes read for each device (all small text files).
     public static let attributeNames: [String] = {
         var names = ["name", "label", "location", "mount_matrix", "in_accel_mount_matrix", "in_mount_matrix",
-            "in_accel_scale", "in_accel_offset", "sampling_frequency", "sampling_frequency_available",
+            "in_accel_scale", "in_accel_offset", "scale", "offset", "sampling_frequency", "sampling_frequency_available",
             "in_accel_sampling_frequency", "in_accel_sampling_frequency_available", "in_accel_hysteresis"]
         for axis in ["x", "y", "z"] {
             names += ["in_accel_\(axis)_raw", "in_accel_\(axis)_scale", "in_accel_\(axis)_offset",
