@@ -87,7 +87,11 @@ public final class Daemon {
     /// Listens, serves and replays until SIGTERM/SIGINT (or the end of the trace
     /// with `exitAtEnd`); returns the process exit code.
     public func run() -> Int32 {
-        if let path = options.socketPath {
+        if let fd = Systemd.activationSocket() {
+            let path = Systemd.socketPath(of: fd) ?? "the socket systemd passed"
+            server = SocketServer(listeningFD: fd, path: path, limits: serverLimits, loop: loop, log: log)
+            log.notice("listening on \(path) (socket activation); natural geometry \(natural.rawValue)")
+        } else if let path = options.socketPath {
             do {
                 server = try SocketServer(path: path, limits: serverLimits, loop: loop, log: log)
                 log.notice("listening on \(path); natural geometry \(natural.rawValue)")
@@ -129,13 +133,54 @@ public final class Daemon {
         } else {
             startHardware()
         }
+        startWatchdog()
+        Systemd.notify("READY=1\nSTATUS=\(statusLine)")
         loop.run()
+        Systemd.notify("STOPPING=1")
         output.flush()
         server?.shutdown()
         return exitCode
     }
 
     private var state: StateMessage { replay?.engine.state ?? engine.state }
+
+    // MARK: systemd
+
+    /// What `systemctl status` shows: the sensor and the number of subscribers.
+    private var statusLine: String {
+        let subscribers = server?.connections.filter(\.subscribed).count ?? 0
+        let sensorText: String
+        if let replay {
+            sensorText = "replaying \(options.mockTracePath ?? "a trace") (\(replay.trace.samples.count) samples)"
+        } else if let device = sensor?.device {
+            sensorText = "\(device.info.sysname) (\(device.info.name ?? "accelerometer")) \(sensor?.status.rawValue ?? "")"
+                + (sensor?.capture == HardwareSensor.Capture.none ? "" : ", \(sensor?.capture.rawValue ?? "")")
+        } else {
+            sensorText = "no accelerometer"
+        }
+        return "\(sensorText); \(subscribers) subscriber\(subscribers == 1 ? "" : "s"); \(state.orientation.rawValue)"
+    }
+
+    private var lastStatus = ""
+
+    /// Sends STATUS= when the line changed (never more than the changes themselves).
+    private func updateStatus() {
+        let line = statusLine
+        guard line != lastStatus else { return }
+        lastStatus = line
+        Systemd.notify("STATUS=\(line)")
+    }
+
+    /// Pings the watchdog from the event loop at half the interval systemd asked for,
+    /// so a wedged loop is restarted. Only when systemd enabled the watchdog.
+    private func startWatchdog() {
+        guard let interval = Systemd.watchdogIntervalMs() else { return }
+        func ping() {
+            Systemd.notify("WATCHDOG=1")
+            loop.schedule(atMs: MonotonicClock.nowMs() + interval / 2) { ping() }
+        }
+        ping()
+    }
 
     // MARK: Hardware sensor
 
@@ -193,6 +238,7 @@ public final class Daemon {
     /// waiting for a fresh reading.
     private func updateDemand() {
         guard let sensor else { return }
+        defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []
         sensor.wanted = !pendingGets.isEmpty || connections.contains { $0.subscribed || $0.wantsSamples }
         if !sensor.wanted {
@@ -230,6 +276,7 @@ public final class Daemon {
     // MARK: Publishing
 
     private func publish(_ message: StateMessage) {
+        defer { updateStatus() }
         let line = message.json()
         if options.print {
             output.write(line)

@@ -31,14 +31,21 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
 public struct Log: Sendable {
     /// Lines less severe than this are dropped.
     public var threshold: LogLevel
+    /// Prefix lines with `<N>` (the syslog priority) for journald instead of
+    /// `orientd: level:`; set when stderr is the journal (JOURNAL_STREAM).
+    public var journal: Bool
 
-    public init(threshold: LogLevel = .notice) {
+    public init(threshold: LogLevel = .notice, journal: Bool = false) {
         self.threshold = threshold
+        self.journal = journal
     }
 
     public func log(_ level: LogLevel, _ message: String) {
         guard level >= threshold else { return }
-        writeAll(fd: 2, Array("orientd: \(level.name): \(message)\n".utf8))
+        // One line per message: a newline inside would start a line without a priority.
+        let text = message.contains("\n") ? message.split(separator: "\n").joined(separator: " ") : message
+        let line = journal ? "<\(level.rawValue)>\(text)\n" : "orientd: \(level.name): \(text)\n"
+        writeAll(fd: 2, Array(line.utf8))
     }
 
     public func error(_ message: String) { log(.error, message) }
