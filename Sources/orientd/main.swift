@@ -24,6 +24,13 @@ if options.version {
     exit(0)
 }
 signal(SIGPIPE, SIG_IGN)
+// Many clients need many fds: raise the soft limit to the hard one (the
+// [limits] clients setting, not the fd limit, decides how many are served).
+var fdLimit = rlimit()
+if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &fdLimit) == 0, fdLimit.rlim_cur < fdLimit.rlim_max {
+    fdLimit.rlim_cur = fdLimit.rlim_max
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &fdLimit)
+}
 var environment: [String: String] = [:]
 for (key, value) in ProcessInfoLite.environment() { environment[key] = value }
 
