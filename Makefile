@@ -5,12 +5,29 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
-DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux
+DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db
 BIN          := .build/debug
 DEMO         ?= traces/demo.trace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run check test bench traces clean
+# `make install`: PREFIX and DESTDIR as usual. With PREFIX=/usr the units and
+# the udev rule go under /lib, where Debian 12 keeps them
+# (pkg-config --variable=systemdsystemunitdir systemd).
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+INSTALL      ?= install
+BINDIR       ?= $(PREFIX)/bin
+SBINDIR      ?= $(PREFIX)/sbin
+SYSTEM_LIB   := $(if $(filter /usr,$(PREFIX)),/lib,$(PREFIX)/lib)
+UNITDIR      ?= $(SYSTEM_LIB)/systemd/system
+UDEVRULESDIR ?= $(SYSTEM_LIB)/udev/rules.d
+SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
+MANDIR       ?= $(PREFIX)/share/man
+DOCDIR       ?= $(PREFIX)/share/doc/orientd
+DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
+STAGE        := .build/install
+
+.PHONY: all deps build run check test bench traces clean install uninstall
 
 all: build
 
@@ -39,13 +56,16 @@ run: build
 	echo "orientd is replaying $(DEMO) on $$sock; orientctl watch (Ctrl-C stops both):"; \
 	$(BIN)/orientctl --socket $$sock watch
 
-# Unit and integration tests (Swift), then the real daemon against fake IIO
+# Unit and integration tests (Swift); the real daemon against fake IIO
 # accelerometers under umockdev (Python's Testbed API needs Debian's python3-gi,
-# hence /usr/bin/python3).
+# hence /usr/bin/python3); under systemd's conventions (socket activation,
+# notify, journald); and the units, install layout and man pages.
 check: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build
 	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/umockdev -v
+	/usr/bin/python3 -m unittest discover -s Tests/activation -v
+	/usr/bin/python3 -m unittest discover -s Tests/systemd -v
 
 test: check
 
@@ -56,6 +76,46 @@ bench: deps
 # Regenerate the synthetic traces from the trajectory generator.
 traces: build
 	$(BIN)/tracegen --all traces
+
+# Release binaries (static Swift runtime) and everything around them:
+#   $(SBINDIR)/orientd, $(BINDIR)/orientctl, the units in $(UNITDIR), the udev
+#   rule in $(UDEVRULESDIR), the sysusers file in $(SYSUSERSDIR), the man pages
+#   in $(MANDIR) and the docs, the example configuration and the polling
+#   drop-in in $(DOCDIR).
+# /etc is left alone: /etc/orientd/orientd.conf is yours to create from the
+# example. Installed into the running system (no DESTDIR), it also creates the
+# orientd user; the next steps are in orientd(8), NOTES.
+install: deps
+	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
+	mkdir -p $(STAGE)
+	sed -e 's|^ExecStart=/usr/local/sbin/orientd$$|ExecStart=$(SBINDIR)/orientd|' systemd/orientd.service > $(STAGE)/orientd.service
+	sed -e 's|/usr/local/lib/systemd/system|$(UNITDIR)|g' -e 's|/usr/local/lib/udev/rules.d|$(UDEVRULESDIR)|g' \
+	    -e 's|/usr/local/lib/sysusers.d|$(SYSUSERSDIR)|g' -e 's|/usr/local/share/doc/orientd|$(DOCDIR)|g' \
+	    man/orientd.8 > $(STAGE)/orientd.8
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
+	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
+	$(INSTALL) -m 0755 .build/release/orientd $(DESTDIR)$(SBINDIR)/orientd
+	$(INSTALL) -m 0755 .build/release/orientctl $(DESTDIR)$(BINDIR)/orientctl
+	$(INSTALL) -m 0644 $(STAGE)/orientd.service systemd/orientd.socket $(DESTDIR)$(UNITDIR)/
+	$(INSTALL) -m 0644 systemd/61-orientd.rules $(DESTDIR)$(UDEVRULESDIR)/61-orientd.rules
+	$(INSTALL) -m 0644 systemd/orientd.sysusers $(DESTDIR)$(SYSUSERSDIR)/orientd.conf
+	$(INSTALL) -m 0644 $(STAGE)/orientd.8 $(DESTDIR)$(MANDIR)/man8/orientd.8
+	$(INSTALL) -m 0644 man/orientctl.1 $(DESTDIR)$(MANDIR)/man1/orientctl.1
+	$(INSTALL) -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
+	  echo "systemd-sysusers $(SYSUSERSDIR)/orientd.conf"; systemd-sysusers $(SYSUSERSDIR)/orientd.conf; \
+	fi
+
+# Removes exactly the files `install` put there, and the doc directory once
+# empty. The orientd user stays, as a package's would: files it owns may outlive
+# it, and a reused uid would inherit them.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/orientd $(DESTDIR)$(BINDIR)/orientctl \
+	    $(DESTDIR)$(UNITDIR)/orientd.service $(DESTDIR)$(UNITDIR)/orientd.socket \
+	    $(DESTDIR)$(UDEVRULESDIR)/61-orientd.rules $(DESTDIR)$(SYSUSERSDIR)/orientd.conf \
+	    $(DESTDIR)$(MANDIR)/man8/orientd.8 $(DESTDIR)$(MANDIR)/man1/orientctl.1 \
+	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
+	if [ -d $(DESTDIR)$(DOCDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR); fi
 
 clean:
 	rm -rf .build Benchmarks/.build

@@ -1,0 +1,133 @@
+"""`make install` and `make uninstall` with DESTDIR: the tree, file for file."""
+
+import shutil
+import stat
+import tempfile
+import unittest
+from pathlib import Path
+
+from support import InstalledTree, REPO, SERVICE, expected_files, installed_tree, run
+
+
+class InstallLayoutTests(unittest.TestCase):
+    """make install DESTDIR=… PREFIX=/usr lays out the Debian-style tree."""
+
+    def setUp(self):
+        self.tree = installed_tree("/usr")
+
+    def test_it_installs_exactly_the_expected_files(self):
+        """Binaries, units, udev rule, sysusers file, man pages and docs; nothing else, nothing in /etc."""
+        self.assertEqual(self.tree.files(), expected_files(self.tree))
+        self.assertEqual(
+            expected_files(self.tree),
+            {
+                "/usr/sbin/orientd",
+                "/usr/bin/orientctl",
+                "/lib/systemd/system/orientd.service",
+                "/lib/systemd/system/orientd.socket",
+                "/lib/udev/rules.d/61-orientd.rules",
+                "/usr/lib/sysusers.d/orientd.conf",
+                "/usr/share/man/man8/orientd.8",
+                "/usr/share/man/man1/orientctl.1",
+                "/usr/share/doc/orientd/README.md",
+                "/usr/share/doc/orientd/orientd.conf.example",
+                "/usr/share/doc/orientd/orientd-polling.conf",
+            }
+            | {f"/usr/share/doc/orientd/{p.name}" for p in (REPO / "docs").glob("*.md")},
+        )
+
+    def test_binaries_are_executable_and_everything_else_is_not(self):
+        """The two binaries are 0755; every other file is 0644."""
+        for name in self.tree.files():
+            mode = stat.S_IMODE(self.tree.path(name).stat().st_mode)
+            expected = 0o755 if name in ("/usr/sbin/orientd", "/usr/bin/orientctl") else 0o644
+            self.assertEqual(oct(mode), oct(expected), name)
+
+    def test_the_binaries_run_and_carry_the_swift_runtime_inside(self):
+        """The release binaries start, and link no shared libswiftCore (--static-swift-stdlib)."""
+        for name in ("/usr/sbin/orientd", "/usr/bin/orientctl"):
+            binary = str(self.tree.path(name))
+            self.assertEqual(run([binary, "--help"]).returncode, 0, name)
+            self.assertNotIn("libswift", run(["ldd", binary]).stdout, name)
+        version = run([str(self.tree.path("/usr/sbin/orientd")), "--version"]).stdout
+        self.assertTrue(version.startswith("orientd "), version)
+
+    def test_the_installed_service_runs_the_installed_daemon(self):
+        """ExecStart is rewritten to PREFIX's sbin; every other line is the repository's."""
+        installed = self.tree.path("/lib/systemd/system/orientd.service").read_text().splitlines()
+        source = SERVICE.read_text().splitlines()
+        self.assertEqual(len(installed), len(source))
+        differences = [(a, b) for a, b in zip(source, installed) if a != b]
+        self.assertEqual(differences, [("ExecStart=/usr/local/sbin/orientd", "ExecStart=/usr/sbin/orientd")])
+
+    def test_the_installed_man_page_names_the_installed_paths(self):
+        """orientd(8) names /lib/systemd/system, /lib/udev/rules.d, /usr/lib/sysusers.d and /usr/share/doc/orientd."""
+        page = self.tree.path("/usr/share/man/man8/orientd.8").read_text()
+        for path in (
+            "/lib/systemd/system/orientd.service",
+            "/lib/udev/rules.d/61\\-orientd.rules",
+            "/usr/lib/sysusers.d/orientd.conf",
+            "/usr/share/doc/orientd/orientd.conf.example",
+            "/usr/share/doc/orientd/orientd\\-polling.conf",
+        ):
+            self.assertIn(path, page)
+        self.assertNotIn("/usr/local/lib", page)
+        self.assertNotIn("/usr/local/share", page)
+
+    def test_the_installed_docs_are_the_repositorys(self):
+        """Docs, example configuration and drop-in are copied unchanged."""
+        for name, source in [
+            ("README.md", REPO / "README.md"),
+            ("orientd.conf.example", REPO / "systemd" / "orientd.conf.example"),
+            ("orientd-polling.conf", REPO / "systemd" / "orientd-polling.conf"),
+        ] + [(p.name, p) for p in (REPO / "docs").glob("*.md")]:
+            self.assertEqual(self.tree.path(f"/usr/share/doc/orientd/{name}").read_bytes(), source.read_bytes(), name)
+
+
+class DefaultPrefixTests(unittest.TestCase):
+    """Without PREFIX, everything goes under /usr/local."""
+
+    def test_the_default_prefix_is_usr_local(self):
+        """Units in /usr/local/lib/systemd/system, the rule in /usr/local/lib/udev/rules.d, ExecStart unchanged."""
+        tree = installed_tree("/usr/local")
+        self.assertEqual(tree.files(), expected_files(tree))
+        self.assertIn("/usr/local/lib/systemd/system/orientd.service", tree.files())
+        self.assertIn("/usr/local/lib/udev/rules.d/61-orientd.rules", tree.files())
+        self.assertEqual(
+            tree.path("/usr/local/lib/systemd/system/orientd.service").read_text(), SERVICE.read_text()
+        )
+
+
+class UninstallTests(unittest.TestCase):
+    """make uninstall removes what make install put there."""
+
+    def test_uninstall_removes_every_installed_file(self):
+        """After install then uninstall into a fresh DESTDIR, no file is left, nor the doc directory."""
+        installed_tree("/usr")  # the build, once
+        root = Path(tempfile.mkdtemp(prefix="orientd-uninstall."))
+        self.addCleanup(shutil.rmtree, root, ignore_errors=True)
+        tree = InstalledTree(root, "/usr")
+        install = tree.make("install")
+        self.assertEqual(install.returncode, 0, install.stdout + install.stderr)
+        self.assertEqual(tree.files(), expected_files(tree))
+        uninstall = tree.make("uninstall", timeout=120)
+        self.assertEqual(uninstall.returncode, 0, uninstall.stdout + uninstall.stderr)
+        self.assertEqual(tree.files(), set())
+        self.assertFalse(tree.path(tree.docdir).exists())
+
+    def test_uninstall_leaves_other_files_alone(self):
+        """A file install did not put there survives uninstall, and so does its directory."""
+        installed_tree("/usr")
+        root = Path(tempfile.mkdtemp(prefix="orientd-uninstall."))
+        self.addCleanup(shutil.rmtree, root, ignore_errors=True)
+        tree = InstalledTree(root, "/usr")
+        self.assertEqual(tree.make("install").returncode, 0)
+        foreign = [tree.path("/usr/sbin/other-daemon"), tree.path("/usr/share/doc/orientd/NOTES.local")]
+        for path in foreign:
+            path.write_text("not orientd's\n")
+        self.assertEqual(tree.make("uninstall", timeout=120).returncode, 0)
+        self.assertEqual(tree.files(), {"/usr/sbin/other-daemon", "/usr/share/doc/orientd/NOTES.local"})
+
+
+if __name__ == "__main__":
+    unittest.main()
