@@ -263,7 +263,10 @@ public final class SocketServer {
         loop.unwatch(client.fd)
         close(client.fd)
         clients.removeValue(forKey: client.fd)
-        onClose(client)
+        // Not from inside a send: a drop can happen while the daemon is sending a
+        // state to every subscriber, and the consequences (its constraints
+        // vanishing, a newer state) must follow that loop, not interleave with it.
+        loop.schedule(atMs: 0) { [unowned self] in self.onClose(client) }
     }
 
     private static func listen(path: String, log: Log) throws(ServerError) -> Int32 {
