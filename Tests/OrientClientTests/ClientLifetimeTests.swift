@@ -14,7 +14,7 @@ struct ClientLifetimeTests {
             connection = try await server.acceptAndGreet()
             let request = try await connection.readRequest()
             try await connection.send(testState().json(seq: request.seq))
-            _ = try await within(5) { try await reply.value }
+            _ = try await within(15) { try await reply.value }
         }
         client = nil
         do {
@@ -34,8 +34,8 @@ struct ClientLifetimeTests {
         try await connection.send(testState(.bottomUp).json(seq: subscribe.seq))
         try await Task.sleep(for: .milliseconds(50))
         try await connection.send(testState(.rightUp).json())
-        #expect(try await within(5) { await states.next() }?.orientation == .bottomUp)
-        #expect(try await within(5) { await states.next() }?.orientation == .rightUp)
+        #expect(try await within(15) { await states.next() }?.orientation == .bottomUp)
+        #expect(try await within(15) { await states.next() }?.orientation == .rightUp)
     }
 
     @Test("a daemon that accepts but never says hello gives .unavailable after the timeout")
@@ -65,6 +65,6 @@ struct ClientLifetimeTests {
         let subscribe = try await connection.readRequest()
         #expect(subscribe.request == .subscribe)
         try await connection.send(testState(.leftUp).json(seq: subscribe.seq))
-        #expect(try await within(5) { await states.next() }?.orientation == .leftUp)
+        #expect(try await within(15) { await states.next() }?.orientation == .leftUp)
     }
 }

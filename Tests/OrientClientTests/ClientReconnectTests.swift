@@ -11,7 +11,7 @@ private func register(
     let request = try await connection.readRequest()
     #expect(request.request == .constrain(id: id, allow: allow))
     try await connection.send(Reply.ok(seq: request.seq))
-    return try await within(5) { try await registering.value }
+    return try await within(15) { try await registering.value }
 }
 
 /// Takes the next element of a stream within `seconds`.
@@ -54,7 +54,7 @@ struct ClientReconnectTests {
         let connection = try await server.acceptAndGreet()
         let subscribe = try await connection.readRequest()
         try await connection.send(testState(.rightUp).json(seq: subscribe.seq))
-        try await within(5) { await consumer.value }
+        try await within(15) { await consumer.value }
         #expect(try await connection.readRequest().request == .unsubscribe)
     }
 
@@ -78,7 +78,7 @@ struct ClientReconnectTests {
         try await first.send(Reply.ok(seq: c1.seq))
         let c2 = try await first.readRequest()
         try await first.send(Reply.ok(seq: c2.seq))
-        let handles = try await within(5) { try await registering.value }
+        let handles = try await within(15) { try await registering.value }
         #expect(c1.request == .constrain(id: "player", allow: ["landscape"]))
         #expect(c2.request == .constrain(id: "camera", allow: ["normal", "bottom-up"]))
 
@@ -110,7 +110,7 @@ struct ClientReconnectTests {
         let connection = try await server.acceptAndGreet()
         let request = try await connection.readRequest()
         try await connection.send(testState().json(seq: request.seq))
-        _ = try await within(5) { try await reply.value }
+        _ = try await within(15) { try await reply.value }
         connection.close()
         #expect(try await server.anyConnection(within: 0.3) == false)
         withExtendedLifetime(client) {}
@@ -124,7 +124,7 @@ struct ClientReconnectTests {
         let connection = try await server.acceptAndGreet()
         let get = try await connection.readRequest()
         try await connection.send(testState().json(seq: get.seq))
-        _ = try await within(5) { try await started.value }
+        _ = try await within(15) { try await started.value }
         var handle: ConstraintHandle? = try await register(client, on: connection, id: "video", allow: ["landscape"])
         #expect(handle?.id == "video")
         handle = nil
@@ -145,7 +145,7 @@ struct ClientReconnectTests {
         let connection = try await server.acceptAndGreet()
         let get = try await connection.readRequest()
         try await connection.send(testState().json(seq: get.seq))
-        _ = try await within(5) { try await started.value }
+        _ = try await within(15) { try await started.value }
         var old: ConstraintHandle? = try await register(client, on: connection, id: "x", allow: ["portrait"])
         let current = try await register(client, on: connection, id: "x", allow: ["landscape"])
         #expect(old?.isReleased == false)
@@ -155,10 +155,10 @@ struct ClientReconnectTests {
         #expect(release.request == .release(id: "x"))
         #expect(await connection.lineIfAny(within: 0.05) == nil)
         try await connection.send(Reply.ok(seq: release.seq))
-        try await within(5) { try await releasing.value }
+        try await within(15) { try await releasing.value }
         #expect(current.isReleased)
         // Releasing again does nothing.
-        try await within(5) { try await current.release() }
+        try await within(15) { try await current.release() }
         #expect(await connection.lineIfAny(within: 0.1) == nil)
         _ = old
     }
@@ -171,11 +171,11 @@ struct ClientReconnectTests {
         let connection = try await server.acceptAndGreet()
         let constrain = try await connection.readRequest()
         try await connection.send(Reply.ok(seq: constrain.seq))
-        let handle = try await within(5) { try await registering.value }
+        let handle = try await within(15) { try await registering.value }
         server.stopListening()
         connection.close()
         try await Task.sleep(for: .milliseconds(50))
-        try await within(5) { try await handle.release() }
+        try await within(15) { try await handle.release() }
         try server.listen()
         #expect(try await server.anyConnection(within: 0.4) == false)
         withExtendedLifetime(client) {}
@@ -203,7 +203,7 @@ struct ClientReconnectTests {
         let matrix = try MountMatrix(parsing: "0, -1, 0; 1, 0, 0; 0, 0, 1")
         try await connection.send(Reply.samplesOK(seq: request.seq, mountMatrix: matrix, rateHz: 50, onChange: false))
         try await connection.send(Reply.sample(tMs: 10, vector: Vector3(0.5, -9.8, 0.25)))
-        let (header, stream) = try await within(5) { try await starting.value }
+        let (header, stream) = try await within(15) { try await starting.value }
         #expect(header.mountMatrix == matrix)
         #expect(header.rateHz == 50)
         #expect(header.onChange == false)
@@ -240,7 +240,7 @@ struct ClientReconnectTests {
         #expect(request.request == .samples)
         try await connection.send(Reply.samplesOK(seq: request.seq, mountMatrix: .identity, rateHz: 20, onChange: false))
         try await connection.send(Reply.sample(tMs: 1, vector: Vector3(0, -9.8, 0)))
-        #expect(try await within(5) { try await starting.value })
+        #expect(try await within(15) { try await starting.value })
         let stop = try await connection.readRequest()
         #expect(stop.request == .unsubscribe)
         let resubscribe = try await connection.readRequest()

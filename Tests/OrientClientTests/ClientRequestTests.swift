@@ -20,7 +20,7 @@ struct ClientRequestTests {
         #expect(request.request == .get)
         let seq = try #require(request.seq)
         try await connection.send(testState(.rightUp, tMs: 5).json(seq: seq))
-        let state = try await within(5) { try await reply.value }
+        let state = try await within(15) { try await reply.value }
         #expect(state == testState(.rightUp, tMs: 5))
     }
 
@@ -44,9 +44,9 @@ struct ClientRequestTests {
         try await connection.send(testState(.leftUp).json(seq: c.seq))
         try await connection.send(Reply.ok(seq: b.seq))
         try await connection.send(testState(.normal).json(seq: a.seq))
-        #expect(try await within(5) { try await first.value }.orientation == .normal)
-        try await within(5) { try await second.value }
-        #expect(try await within(5) { try await third.value }.orientation == .leftUp)
+        #expect(try await within(15) { try await first.value }.orientation == .normal)
+        try await within(15) { try await second.value }
+        #expect(try await within(15) { try await third.value }.orientation == .leftUp)
     }
 
     @Test("an error reply becomes .server with the daemon's code and message")
@@ -72,7 +72,7 @@ struct ClientRequestTests {
         let request = try await connection.readRequest()
         #expect(request.request == .unlock)
         try await connection.send(Reply.ok(seq: request.seq))
-        try await within(5) { try await unlocking.value }
+        try await within(15) { try await unlocking.value }
     }
 
     @Test("nothing listening gives .unavailable at once", arguments: ["missing", "stale"])
@@ -125,7 +125,7 @@ struct ClientRequestTests {
         let second = try await server.acceptAndGreet()
         let request = try await second.readRequest()
         try await second.send(testState(.leftUp).json(seq: request.seq))
-        #expect(try await within(5) { try await again.value }.orientation == .leftUp)
+        #expect(try await within(15) { try await again.value }.orientation == .leftUp)
     }
 
     @Test("no reply within the request timeout gives .timedOut")
@@ -145,7 +145,7 @@ struct ClientRequestTests {
         let next = try await connection.readRequest()
         try await connection.send(testState(.normal).json(seq: 1))
         try await connection.send(testState(.rightUp).json(seq: next.seq))
-        #expect(try await within(5) { try await late.value }.orientation == .rightUp)
+        #expect(try await within(15) { try await late.value }.orientation == .rightUp)
     }
 
     @Test("a daemon that greets with another protocol version is a protocol error")

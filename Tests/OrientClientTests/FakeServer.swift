@@ -140,7 +140,7 @@ final class FakeServer: Sendable {
     }
 
     /// The next connection, within `timeout` seconds.
-    func accept(timeout: Double = 5) async throws -> FakeConnection {
+    func accept(timeout: Double = 15) async throws -> FakeConnection {
         let fd = listenFD.withLock { $0 }
         let accepted = try await offload { () throws -> Int32 in
             guard fd >= 0 else { throw TestFailure("not listening") }
@@ -156,7 +156,7 @@ final class FakeServer: Sendable {
     }
 
     /// Accepts a connection and greets it with the protocol-1 hello.
-    func acceptAndGreet(timeout: Double = 5) async throws -> FakeConnection {
+    func acceptAndGreet(timeout: Double = 15) async throws -> FakeConnection {
         let connection = try await accept(timeout: timeout)
         try await connection.send(Reply.hello(version: "fake"))
         return connection
@@ -202,7 +202,7 @@ final class FakeConnection: Sendable {
     }
 
     /// The next line the client sent, without its newline.
-    func readLine(timeout: Double = 5) async throws -> String {
+    func readLine(timeout: Double = 15) async throws -> String {
         let fd = self.fd
         return try await offload { [self] in
             let deadline = MonotonicTime.nowMs() + timeout * 1000
@@ -229,7 +229,7 @@ final class FakeConnection: Sendable {
     }
 
     /// The next request, decoded as the daemon decodes it.
-    func readRequest(timeout: Double = 5) async throws -> RequestLine {
+    func readRequest(timeout: Double = 15) async throws -> RequestLine {
         let line = try await readLine(timeout: timeout)
         switch RequestDecoder.decode(Array(line.utf8)) {
         case .success(let request): return request
@@ -271,7 +271,7 @@ func testState(
 }
 
 /// Options that make tests quick: short timeouts, fast reconnection.
-func fastOptions(timeout: Duration = .seconds(3)) -> OrientClient.Options {
+func fastOptions(timeout: Duration = .seconds(15)) -> OrientClient.Options {
     var options = OrientClient.Options()
     options.requestTimeout = timeout
     options.initialReconnectDelay = .milliseconds(10)
