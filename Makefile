@@ -69,9 +69,16 @@ check: deps
 
 test: check
 
-# Classifier throughput (release build): a figure, not a pass/fail test.
+# Benchmarks: figures, not pass/fail tests. Classifier throughput, fan-out,
+# idle wakeups, and orientd side by side with iio-sensor-proxy on the same
+# umockdev-faked accelerometer (ratios measured in one run). Prints a table and
+# writes $(BENCH_OUT) (default .build/bench.json). See scripts/bench/README.md.
+bench: DEBIAN_DEPS += iio-sensor-proxy dbus-daemon
 bench: deps
-	mkdir -p .build && cd Benchmarks && BENCH_OUT=$${BENCH_OUT:-$(CURDIR)/.build/bench.json} $(SWIFT) run -c release $(SWIFT_FLAGS) orientd-bench
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	rm -f Benchmarks/.build/release/description.json
+	cd Benchmarks && $(SWIFT) build -c release $(SWIFT_FLAGS)
+	mkdir -p .build && BENCH_OUT=$${BENCH_OUT:-$(CURDIR)/.build/bench.json} umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py
 
 # Regenerate the synthetic traces from the trajectory generator.
 traces: build

@@ -2,7 +2,10 @@
 import PackageDescription
 
 // Benchmarks live in their own package so a plain `swift build` of orientd never
-// builds them (`make bench` runs this one in release mode).
+// builds them. `make bench` builds this one in release mode; scripts/bench/bench.py
+// runs its two executables next to the daemon's release build:
+//   orientd-bench   classifier throughput (OrientSense, in process)
+//   orientd-fanout  publish -> receipt across N subscribers of a running orientd
 let package = Package(
     name: "orientd-benchmarks",
     dependencies: [.package(name: "orientd", path: "..")],
@@ -10,6 +13,8 @@ let package = Package(
         .executableTarget(
             name: "orientd-bench",
             dependencies: [.product(name: "OrientSense", package: "orientd")]
-        )
+        ),
+        .target(name: "CBench"),
+        .executableTarget(name: "orientd-fanout", dependencies: ["CBench"]),
     ]
 )

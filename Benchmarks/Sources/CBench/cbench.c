@@ -1,0 +1,2 @@
+/* Empty: CBench only exports <sys/epoll.h> to Swift (see include/cbench.h). */
+#include "cbench.h"

@@ -1,0 +1,894 @@
+#!/usr/bin/python3
+"""`make bench`: orientd's figures, side by side with iio-sensor-proxy (issue 7).
+
+Prints a table and writes JSON to $BENCH_OUT (default .build/bench.json) with
+the seven keys of issue 7 at the top level, a `details` object (every figure
+behind them: spreads, the peer's own numbers, the 1- and 100-subscriber
+fan-out, the machine) and, only when a key is null, a `reasons` object saying
+why.
+
+    umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py [--quick]
+
+(it re-executes itself under umockdev-wrapper when started without it). It needs
+the release builds of orientd (`swift build -c release`) and of the Benchmarks
+package (`cd Benchmarks && swift build -c release`), Debian's umockdev,
+gir1.2-umockdev-1.0, python3-gi, dbus-daemon and iio-sensor-proxy.
+
+What each key measures (all peer comparisons in this one run, as ratios):
+
+- classifier_samples_per_s: Benchmarks' `orientd-bench` (best of 5; all 5 in
+  details).
+- fanout_p99_ms_1000 (and _1, _100 in details): `orientd-fanout` against the
+  release orientd (no --mock, no umockdev, `[limits] clients = 1100`, the sensor
+  pinned to a name that does not exist so that no accelerometer on the machine
+  adds states): a controller toggles a constraint, each subscriber times its
+  state line. The daemon is a black box, so "publish" is the controller's send:
+  the key is send -> receipt (an upper bound); details also give receipt minus
+  the first subscriber's receipt (a lower bound), and the daemon's on-CPU time
+  per publish (what the fan-out costs it, apart from scheduling). Median of the
+  repeats' p99 (3 repeats; 200 toggles at 1 and 100 subscribers, 50 at 1000).
+- idle_wakeups_10s: voluntary + involuntary context switches of every orientd
+  thread over 10 s, no client connected, the fake accelerometer present.
+- watched_cpu_ratio_vs_peer: one orientd subscriber and one
+  ClaimAccelerometer on the peer, the device still; on-CPU time of every thread
+  (/proc/PID/task/*/schedstat, ns) over three 20 s windows, per minute,
+  orientd / peer (over the 60 s; each window's ratio in details).
+- step_latency_{median,p95}_ratio_vs_peer: 40 turns of 300 ms (raised cosine,
+  raw x and y rewritten every 10 ms, each by renaming a new file over it) from
+  normal to left-up and back, alternately, with a random 0.4-1.1 s rest between
+  turns (a random phase against the peer's 700 ms poll timer); latency = end of
+  the turn (after the last write) -> the client has the new orientation
+  (orientd: a state line on the subscriber's socket; the peer: PropertiesChanged
+  AccelerometerOrientation on the claimant's bus connection). A latency can be
+  negative (seen before the turn ended). Both daemons watch the same turns of the
+  same fake device at once. details give a bootstrap interval of the ratios.
+- rss_kib_100_clients: orientd's VmRSS with 100 subscribers (the peer's VmRSS,
+  with its one claimant, in details).
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+ORIENTD = Path(os.environ.get("ORIENTD", REPO / ".build" / "release" / "orientd"))
+BENCH_BIN = Path(os.environ.get("BENCH_BIN_DIR", REPO / "Benchmarks" / ".build" / "release"))
+CLASSIFIER_BENCH = BENCH_BIN / "orientd-bench"
+FANOUT = BENCH_BIN / "orientd-fanout"
+DEVICE = HERE / "accel_3d.umockdev"  # hid-sensor-hub accel_3d, polled, plus the peer's udev type
+PEER_CANDIDATES = ("/usr/libexec/iio-sensor-proxy", "/usr/sbin/iio-sensor-proxy")
+RAW_G = 256  # accel_3d: 256 raw x 0.038307 = 9.807 m/s^2
+
+KEYS = [
+    ("classifier_samples_per_s", "≥ 2e7"),
+    ("fanout_p99_ms_1000", "≤ 2"),
+    ("idle_wakeups_10s", "0"),
+    ("watched_cpu_ratio_vs_peer", "≤ 1.0"),
+    ("step_latency_median_ratio_vs_peer", "≤ 0.6"),
+    ("step_latency_p95_ratio_vs_peer", "≤ 0.5"),
+    ("rss_kib_100_clients", "≤ 9216"),
+]
+
+
+def log(message):
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+def percentile(values, p):
+    """Nearest-rank percentile (p in 0..1) of a non-empty list."""
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def spread(values, digits=3):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return {"n": len(values), "min": round(min(values), digits), "median": round(statistics.median(values), digits),
+            "max": round(max(values), digits)}
+
+
+def bootstrap_ratios(ours, theirs, rounds=2000):
+    """5th-95th percentile of the median and p95 ratios over resampled turns:
+    how much the ratios move with the peer's random poll phase."""
+    rng = random.Random(11)
+    medians, p95s = [], []
+    for _ in range(rounds):
+        a = [rng.choice(ours) for _ in ours]
+        b = [rng.choice(theirs) for _ in theirs]
+        if statistics.median(b) > 0:
+            medians.append(statistics.median(a) / statistics.median(b))
+        if percentile(b, 0.95) > 0:
+            p95s.append(percentile(a, 0.95) / percentile(b, 0.95))
+    interval = lambda v: [round(percentile(v, 0.05), 3), round(percentile(v, 0.95), 3)] if v else None
+    return {"median": interval(medians), "p95": interval(p95s)}
+
+
+def clean_env(**extra):
+    """The environment without umockdev's preload (for what must see the real system)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "UMOCKDEV_DIR")}
+    env["LC_ALL"] = "C.UTF-8"
+    env.pop("ORIENTD_SOCKET", None)
+    env.update(extra)
+    return env
+
+
+def wait_until(condition, timeout, what, interval=0.02):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise RuntimeError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+
+
+# MARK: /proc
+
+
+def context_switches(pid):
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                fields = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        total += int(fields["voluntary_ctxt_switches"]) + int(fields["nonvoluntary_ctxt_switches"])
+    return total
+
+
+def cpu_ns(pid):
+    """On-CPU ns of every live thread (schedstat), and utime+stime ticks (stat,
+    which also counts threads that ended)."""
+    ns = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                ns += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+    return ns, ticks
+
+
+def status_kib(pid, field):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return None
+
+
+def swift_stdlib(pid):
+    """"shared" when the process maps libswiftCore.so, else "static"."""
+    with open(f"/proc/{pid}/maps") as f:
+        return "shared" if "libswiftCore.so" in f.read() else "static"
+
+
+def threads(pid):
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+# MARK: orientd and its clients
+
+
+class Orientd:
+    def __init__(self, workdir, env, config_text, name):
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.socket = str(self.workdir / "s.sock")
+        (self.workdir / "state").mkdir(exist_ok=True)
+        config = self.workdir / "orientd.conf"
+        config.write_text(config_text)
+        self.log_path = self.workdir / "orientd.log"
+        self._log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(
+            [str(ORIENTD), "--socket", self.socket, "--state-dir", str(self.workdir / "state"), "--config", str(config)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log, env=env)
+        self.pid = self.process.pid
+        self.name = name
+        wait_until(self._listening, 10, f"{name} to listen")
+
+    def _listening(self):
+        if self.process.poll() is not None:
+            raise RuntimeError(f"{self.name} exited with {self.process.returncode}: {self.log_text()[-2000:]}")
+        return os.path.exists(self.socket)
+
+    def log_text(self):
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+
+
+class Client:
+    """A blocking protocol client (setup only; the timed reading is done by
+    StateWatcher's own thread)."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(10)
+        self.sock.connect(path)
+        self.buffer = b""
+        hello = self.line()
+        if hello.get("type") != "hello":
+            raise RuntimeError(f"orientd refused a client: {hello}")
+
+    def line(self):
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise RuntimeError("orientd closed the connection")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return json.loads(line)
+
+    def request(self, op, **fields):
+        self.sock.sendall(json.dumps({"op": op, "seq": 1, **fields}).encode() + b"\n")
+        while True:
+            message = self.line()
+            if message.get("seq") == 1:
+                return message
+
+    def close(self):
+        self.sock.close()
+
+
+class StateWatcher(threading.Thread):
+    """One subscriber that records (monotonic time of receipt, orientation) for
+    every state line, timed right after recv() returns."""
+
+    def __init__(self, client):
+        super().__init__(daemon=True)
+        self.client = client
+        reply = client.request("subscribe")
+        self.current = reply["orientation"]
+        self.events = []
+        self.client.sock.settimeout(None)
+        self.stopped = False
+
+    def run(self):
+        buffer = self.client.buffer
+        while not self.stopped:
+            try:
+                chunk = self.client.sock.recv(65536)
+            except OSError:
+                return
+            at = time.monotonic()
+            if not chunk:
+                return
+            buffer += chunk
+            while b"\n" in buffer:
+                line, _, buffer = buffer.partition(b"\n")
+                message = json.loads(line)
+                if message.get("type") == "state":
+                    self.current = message["orientation"]
+                    self.events.append((at, message["orientation"]))
+
+    def stop(self):
+        self.stopped = True
+        try:
+            self.client.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.client.close()
+
+
+# MARK: The peer
+
+
+DBUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow receive_sender="*"/>
+    <allow eavesdrop="true"/>
+  </policy>
+</busconfig>
+"""
+
+
+class PrivateBus:
+    """A private D-Bus *system* bus (dbus-daemon with a permissive policy)."""
+
+    def __init__(self, workdir):
+        binary = shutil.which("dbus-daemon") or "/usr/bin/dbus-daemon"
+        if not os.access(binary, os.X_OK):
+            raise RuntimeError("dbus-daemon is not installed (Debian: apt-get install dbus-daemon)")
+        config = Path(workdir) / "bus.conf"
+        config.write_text(DBUS_CONFIG.format(socket=Path(workdir) / "bus.sock"))
+        self.process = subprocess.Popen([binary, "--config-file", str(config), "--nofork", "--print-address"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=clean_env())
+        self.address = self.process.stdout.readline().decode().strip()
+        if not self.address:
+            raise RuntimeError("dbus-daemon printed no address")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+
+
+class PeerWatcher(threading.Thread):
+    """A claimant of iio-sensor-proxy's accelerometer on its own GLib main
+    context and thread: records (monotonic time, orientation) for every
+    PropertiesChanged carrying AccelerometerOrientation."""
+
+    def __init__(self, address):
+        super().__init__(daemon=True)
+        self.address = address
+        self.events = []
+        self.current = None
+        self.ready = threading.Event()
+        self.error = None
+        self.loop = None
+
+    def run(self):
+        from gi.repository import Gio, GLib
+        context = GLib.MainContext.new()
+        context.push_thread_default()
+        try:
+            flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+            self.connection = Gio.DBusConnection.new_for_address_sync(self.address, flags, None, None)
+
+            def changed(_connection, _sender, _path, _interface, _signal, parameters):
+                at = time.monotonic()
+                _, properties, _ = parameters.unpack()
+                if "AccelerometerOrientation" in properties:
+                    self.current = properties["AccelerometerOrientation"]
+                    self.events.append((at, self.current))
+
+            self.connection.signal_subscribe("net.hadess.SensorProxy", "org.freedesktop.DBus.Properties",
+                                             "PropertiesChanged", "/net/hadess/SensorProxy", None,
+                                             Gio.DBusSignalFlags.NONE, changed)
+            self.connection.call_sync("net.hadess.SensorProxy", "/net/hadess/SensorProxy", "net.hadess.SensorProxy",
+                                      "ClaimAccelerometer", None, None, Gio.DBusCallFlags.NONE, 5000, None)
+            reply = self.connection.call_sync(
+                "net.hadess.SensorProxy", "/net/hadess/SensorProxy", "org.freedesktop.DBus.Properties", "Get",
+                GLib.Variant("(ss)", ("net.hadess.SensorProxy", "AccelerometerOrientation")), None,
+                Gio.DBusCallFlags.NONE, 5000, None)
+            if self.current is None:
+                self.current = reply.unpack()[0]
+            self.loop = GLib.MainLoop.new(context, False)
+        except Exception as error:  # reported by the main thread
+            self.error = error
+            self.ready.set()
+            return
+        self.ready.set()
+        self.loop.run()
+
+    def stop(self):
+        if self.loop is not None:
+            self.loop.quit()
+
+
+class Peer:
+    def __init__(self, binary, env, bus_address, workdir):
+        self.log_path = Path(workdir) / "iio-sensor-proxy.log"
+        self._log = open(self.log_path, "wb")
+        self.process = subprocess.Popen([binary], stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
+                                        env=dict(env, DBUS_SYSTEM_BUS_ADDRESS=bus_address))
+        self.pid = self.process.pid
+        from gi.repository import Gio, GLib
+        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        connection = Gio.DBusConnection.new_for_address_sync(bus_address, flags, None, None)
+
+        def owned():
+            if self.process.poll() is not None:
+                raise RuntimeError(f"iio-sensor-proxy exited with {self.process.returncode}: "
+                                   f"{self.log_path.read_text(errors='replace')[-2000:]}")
+            reply = connection.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                         "NameHasOwner", GLib.Variant("(s)", ("net.hadess.SensorProxy",)), None,
+                                         Gio.DBusCallFlags.NONE, 2000, None)
+            return reply.unpack()[0]
+
+        wait_until(owned, 10, "iio-sensor-proxy to own net.hadess.SensorProxy")
+        reply = connection.call_sync("net.hadess.SensorProxy", "/net/hadess/SensorProxy",
+                                     "org.freedesktop.DBus.Properties", "Get",
+                                     GLib.Variant("(ss)", ("net.hadess.SensorProxy", "HasAccelerometer")), None,
+                                     Gio.DBusCallFlags.NONE, 2000, None)
+        if not reply.unpack()[0]:
+            raise RuntimeError("iio-sensor-proxy runs but reports HasAccelerometer = false")
+        connection.close_sync(None)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+
+
+def find_peer():
+    if "BENCH_PEER" in os.environ:  # another build of the peer (or a missing one, to test the null path)
+        return os.environ["BENCH_PEER"] if os.access(os.environ["BENCH_PEER"], os.X_OK) else None
+    for candidate in (shutil.which("iio-sensor-proxy"), *PEER_CANDIDATES):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def peer_version():
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "iio-sensor-proxy"], capture_output=True,
+                             text=True, env=clean_env()).stdout.strip()
+        return out or None
+    except OSError:
+        return None
+
+
+# MARK: The benchmark
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.results = {key: None for key, _ in KEYS}
+        self.reasons = {}
+        self.details = {}
+        self.workdir = Path(tempfile.mkdtemp(prefix="orientd-bench-"))
+
+    def fail(self, keys, reason):
+        for key in keys:
+            if self.results.get(key) is None:
+                self.reasons[key] = reason
+        log(f"{', '.join(keys)}: {reason}")
+
+    # classifier_samples_per_s
+
+    def classifier(self):
+        if not os.access(CLASSIFIER_BENCH, os.X_OK):
+            return self.fail(["classifier_samples_per_s"],
+                             f"{CLASSIFIER_BENCH} missing: cd Benchmarks && swift build -c release")
+        out = self.workdir / "classifier.json"
+        run = subprocess.run([str(CLASSIFIER_BENCH)], env=clean_env(BENCH_OUT=str(out)), capture_output=True,
+                             text=True, timeout=600)
+        if run.returncode != 0 or not out.exists():
+            return self.fail(["classifier_samples_per_s"], f"orientd-bench failed: {run.stderr.strip()[-500:]}")
+        data = json.loads(out.read_text())
+        self.results["classifier_samples_per_s"] = data["classifier_samples_per_s"]
+        self.details["classifier"] = {"best_of": len(data.get("runs_samples_per_s", [])),
+                                      "runs_samples_per_s": spread(data.get("runs_samples_per_s", []), 0),
+                                      "line": run.stdout.strip()}
+
+    # fanout_p99_ms_*
+
+    def fanout(self):
+        if not os.access(FANOUT, os.X_OK):
+            return self.fail(["fanout_p99_ms_1000"], f"{FANOUT} missing: cd Benchmarks && swift build -c release")
+        daemon = Orientd(self.workdir / "fanout", clean_env(),
+                         "[orientation]\nnatural = portrait\n[sensor]\ndevice = orientd-bench-no-such-sensor\n"
+                         "[limits]\nclients = 1100\n", "orientd (fan-out)")
+        details = {"daemon": "release orientd, no --mock, no umockdev, [limits] clients = 1100, sensor absent",
+                   "reader_threads": self.args.reader_threads,
+                   "publish": "controller's send of the constrain request (upper bound); from_first: from the "
+                              "first subscriber's receipt of the same state (lower bound)"}
+        try:
+            for clients, toggles in ((1, self.args.toggles_small), (100, self.args.toggles_small),
+                                     (1000, self.args.toggles_large)):
+                runs = []
+                for _ in range(self.args.repeats):
+                    run = subprocess.run([str(FANOUT), "--socket", daemon.socket, "--clients", str(clients),
+                                          "--toggles", str(toggles), "--pid", str(daemon.pid),
+                                          "--threads", str(self.args.reader_threads)],
+                                         capture_output=True, text=True,
+                                         env=clean_env(), timeout=300)
+                    if run.returncode != 0:
+                        raise RuntimeError(f"orientd-fanout --clients {clients}: {run.stderr.strip()}")
+                    runs.append(json.loads(run.stdout))
+                p99s = [r["from_send_ms"]["p99"] for r in runs]
+                details[f"clients_{clients}"] = {
+                    "toggles_per_repeat": toggles,
+                    "repeats": len(runs),
+                    "missing": sum(r["missing"] for r in runs),
+                    "p99_from_send_ms": spread(p99s),
+                    "p50_from_send_ms": spread([r["from_send_ms"]["p50"] for r in runs]),
+                    "p99_from_first_ms": spread([r["from_first_ms"]["p99"] for r in runs]),
+                    "last_receipt_p50_ms": spread([r["last_receipt_ms"]["p50"] for r in runs]),
+                    "max_from_send_ms": spread([r["from_send_ms"]["max"] for r in runs]),
+                    "daemon_cpu_ms_per_publish": spread([r["daemon_cpu_ms_per_toggle"] for r in runs]),
+                    "reader_floor_ms": spread([r["reader_floor_ms"]["p50"] for r in runs]),
+                }
+                details[f"fanout_p99_ms_{clients}"] = round(statistics.median(p99s), 3)
+                log(f"fan-out {clients}: p99 {statistics.median(p99s):.3f} ms (repeats: {p99s})")
+            self.results["fanout_p99_ms_1000"] = details["fanout_p99_ms_1000"]
+        except Exception as error:
+            self.fail(["fanout_p99_ms_1000"], str(error))
+        finally:
+            daemon.stop()
+            details["daemon_log_tail"] = daemon.log_text().splitlines()[-5:]
+            self.details["fanout"] = details
+
+    # Everything on the fake accelerometer
+
+    def umockdev(self):
+        umockdev_keys = ["idle_wakeups_10s", "watched_cpu_ratio_vs_peer", "step_latency_median_ratio_vs_peer",
+                         "step_latency_p95_ratio_vs_peer", "rss_kib_100_clients"]
+        peer_keys = ["watched_cpu_ratio_vs_peer", "step_latency_median_ratio_vs_peer",
+                     "step_latency_p95_ratio_vs_peer"]
+        try:
+            import gi
+            gi.require_version("UMockdev", "1.0")
+            from gi.repository import UMockdev  # noqa: F401
+        except (ImportError, ValueError) as error:
+            return self.fail(umockdev_keys, f"no umockdev Python bindings ({error}): apt-get install umockdev "
+                                            "gir1.2-umockdev-1.0 python3-gi, run with /usr/bin/python3")
+        from gi.repository import UMockdev
+        testbed = UMockdev.Testbed.new()
+        testbed.add_from_string(DEVICE.read_text())
+        syspath = "/sys" + DEVICE.read_text().split("\n", 1)[0][3:]
+        env = dict(os.environ, UMOCKDEV_DIR=testbed.get_root_dir(), LC_ALL="C.UTF-8")
+        env.pop("ORIENTD_SOCKET", None)
+        self.details["device"] = f"{DEVICE.name} (hid-sensor-hub accel_3d, polled, IIO_SENSOR_PROXY_TYPE=iio-poll-accel)"
+
+        bus = peer = daemon = watcher = peer_watcher = None
+        extra_clients = []
+        try:
+            daemon = Orientd(self.workdir / "umockdev", env, "[orientation]\nnatural = portrait\n", "orientd")
+            probe = Client(daemon.socket)
+            sensor = probe.request("get")["sensor"]
+            probe.close()
+            if sensor not in ("idle", "active"):
+                raise RuntimeError(f"orientd does not see the fake accelerometer (sensor {sensor!r}): "
+                                   f"{daemon.log_text()[-1500:]}")
+
+            # The peer, on a private system bus, on the same testbed.
+            binary = find_peer()
+            if binary is None:
+                self.fail(peer_keys, "iio-sensor-proxy is not installed (Debian: apt-get install iio-sensor-proxy)")
+            else:
+                try:
+                    bus = PrivateBus(self.workdir)
+                    peer = Peer(binary, env, bus.address, self.workdir)
+                    self.details["peer"] = {"binary": binary, "version": peer_version(),
+                                            "bus": "private dbus-daemon, permissive policy, DBUS_SYSTEM_BUS_ADDRESS"}
+                except Exception as error:
+                    self.fail(peer_keys, f"iio-sensor-proxy could not be run under umockdev: {error}")
+                    if peer is not None:
+                        peer.stop()
+                    peer = None
+
+            self.idle(daemon, peer)
+
+            # One subscriber, one claimant: watched, still.
+            watcher = StateWatcher(Client(daemon.socket))
+            watcher.start()
+            wait_until(lambda: watcher.current == "normal", 5, "orientd to publish normal")
+            if peer is not None:
+                peer_watcher = PeerWatcher(bus.address)
+                peer_watcher.start()
+                peer_watcher.ready.wait(10)
+                if peer_watcher.error is not None:
+                    self.fail(peer_keys, f"ClaimAccelerometer failed: {peer_watcher.error}")
+                    peer_watcher = None
+                else:
+                    wait_until(lambda: peer_watcher.current == "normal", 5, "iio-sensor-proxy to report normal")
+            self.watched_cpu(daemon, peer if peer_watcher else None)
+            self.step_latency(testbed, syspath, watcher, peer_watcher)
+
+            # 100 subscribers.
+            for _ in range(99):
+                client = Client(daemon.socket)
+                client.request("subscribe")
+                extra_clients.append(client)
+            time.sleep(1.0)
+            rss = status_kib(daemon.pid, "VmRSS")
+            self.results["rss_kib_100_clients"] = rss
+            memory = {"orientd_vmrss_kib_100_subscribers": rss, "orientd_vmhwm_kib": status_kib(daemon.pid, "VmHWM"),
+                      "orientd_rss_anon_file_shmem_kib": [status_kib(daemon.pid, f)
+                                                          for f in ("RssAnon", "RssFile", "RssShmem")],
+                      "orientd_threads": threads(daemon.pid), "orientd_swift_stdlib": swift_stdlib(daemon.pid),
+                      "note": "VmRSS counts the file-backed pages of the binary and its libraries that are mapped, "
+                              "which also depends on what the page cache holds (fault-around): see RssFile"}
+            if peer is not None and peer.process.poll() is None:
+                memory["peer_vmrss_kib_1_claimant"] = status_kib(peer.pid, "VmRSS")
+                memory["peer_vmhwm_kib"] = status_kib(peer.pid, "VmHWM")
+                memory["peer_rss_anon_file_shmem_kib"] = [status_kib(peer.pid, f)
+                                                          for f in ("RssAnon", "RssFile", "RssShmem")]
+                memory["peer_threads"] = threads(peer.pid)
+            self.details["memory"] = memory
+            log(f"RSS: orientd {rss} KiB with 100 subscribers; peer {memory.get('peer_vmrss_kib_1_claimant')} KiB")
+        except Exception as error:
+            self.fail(umockdev_keys, f"{type(error).__name__}: {error}")
+        finally:
+            for client in extra_clients:
+                client.close()
+            if watcher is not None:
+                watcher.stop()
+            if peer_watcher is not None:
+                peer_watcher.stop()
+            if daemon is not None:
+                daemon.stop()
+                self.details["orientd_log_tail"] = daemon.log_text().splitlines()[-5:]
+            if peer is not None:
+                peer.stop()
+            if bus is not None:
+                bus.stop()
+            del testbed
+
+    def idle(self, daemon, peer):
+        time.sleep(1.0)  # past the probe's fresh reading
+        seconds = self.args.idle_s
+        before = context_switches(daemon.pid)
+        peer_before = context_switches(peer.pid) if peer else None
+        time.sleep(seconds)
+        count = context_switches(daemon.pid) - before
+        self.results["idle_wakeups_10s"] = round(count * 10 / seconds) if seconds != 10 else count
+        self.details["idle"] = {"window_s": seconds, "orientd_context_switches": count,
+                                "peer_context_switches_unclaimed": (context_switches(peer.pid) - peer_before)
+                                if peer else None}
+        log(f"idle: orientd {count} context switches in {seconds:g} s; peer (unclaimed) "
+            f"{self.details['idle']['peer_context_switches_unclaimed']}")
+
+    def watched_cpu(self, daemon, peer):
+        time.sleep(2.0)  # past the subscription's start and the claim's first reading
+        windows = []
+        for _ in range(self.args.cpu_windows):
+            o0, p0, t0 = cpu_ns(daemon.pid), cpu_ns(peer.pid) if peer else None, time.monotonic()
+            time.sleep(self.args.cpu_window_s)
+            o1, p1, t1 = cpu_ns(daemon.pid), cpu_ns(peer.pid) if peer else None, time.monotonic()
+            window = {"seconds": round(t1 - t0, 3),
+                      "orientd_ms_per_min": round((o1[0] - o0[0]) / 1e6 * 60 / (t1 - t0), 3),
+                      "orientd_ticks": o1[1] - o0[1]}
+            if peer:
+                window["peer_ms_per_min"] = round((p1[0] - p0[0]) / 1e6 * 60 / (t1 - t0), 3)
+                window["peer_ticks"] = p1[1] - p0[1]
+                window["ratio"] = round(window["orientd_ms_per_min"] / window["peer_ms_per_min"], 3) \
+                    if window["peer_ms_per_min"] > 0 else None
+            windows.append(window)
+            log(f"watched CPU window: {window}")
+        total_s = sum(w["seconds"] for w in windows)
+        orientd_ms = sum(w["orientd_ms_per_min"] * w["seconds"] for w in windows) / total_s
+        cpu = {"method": "sum of /proc/PID/task/*/schedstat on-CPU ns over each window, scaled to a minute; "
+                         "ticks: utime+stime from /proc/PID/stat (10 ms each)",
+               "windows": windows, "orientd_ms_per_min": round(orientd_ms, 3)}
+        if peer:
+            peer_ms = sum(w["peer_ms_per_min"] * w["seconds"] for w in windows) / total_s
+            cpu["peer_ms_per_min"] = round(peer_ms, 3)
+            cpu["ratio_per_window"] = spread([w["ratio"] for w in windows])
+            if peer_ms > 0:
+                self.results["watched_cpu_ratio_vs_peer"] = round(orientd_ms / peer_ms, 3)
+            else:
+                self.fail(["watched_cpu_ratio_vs_peer"], "the peer used no measurable CPU in the windows")
+        self.details["watched_cpu"] = cpu
+
+    def step_latency(self, testbed, syspath, watcher, peer_watcher):
+        # Testbed.set_attribute goes through g_file_set_contents, which fsyncs
+        # an existing file: under load a turn's 60 writes then took 450-900 ms
+        # instead of 300. Each attribute is replaced the same way (a whole new
+        # file renamed over it, so a reader never sees it half written), minus
+        # the fsync: a few tens of microseconds.
+        root = testbed.get_root_dir()
+        device_dir = os.path.join(root, syspath.lstrip("/"))
+        scratch = os.path.join(root, "bench-scratch")
+        os.makedirs(scratch, exist_ok=True)
+
+        def set_attribute(name, text):
+            temporary = os.path.join(scratch, name)
+            with open(temporary, "w") as f:
+                f.write(text)
+            os.rename(temporary, os.path.join(device_dir, name))
+
+        def write(theta_deg):
+            theta = math.radians(theta_deg)
+            x, y = round(RAW_G * math.sin(theta)), round(-RAW_G * math.cos(theta))
+            set_attribute("in_accel_x_raw", f"{x}\n")
+            set_attribute("in_accel_y_raw", f"{y}\n")
+
+        observers = {"orientd": watcher}
+        if peer_watcher is not None:
+            observers["peer"] = peer_watcher
+        latencies = {name: [] for name in observers}
+        from_start = {name: [] for name in observers}
+        durations = []
+        missed = {name: 0 for name in observers}
+        rng = random.Random(7)
+        steps = round(self.args.turn_ms / self.args.step_ms)
+        for turn in range(self.args.turns):
+            start_deg, end_deg = (0, 90) if turn % 2 == 0 else (90, 0)
+            target = "left-up" if end_deg == 90 else "normal"
+            marks = {name: len(o.events) for name, o in observers.items()}
+            began = time.monotonic()
+            for i in range(1, steps + 1):
+                due = began + i * self.args.step_ms / 1000
+                delay = due - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                write(start_deg + (end_deg - start_deg) * (1 - math.cos(math.pi * i / steps)) / 2)
+            ended = time.monotonic()
+            durations.append((ended - began) * 1000)
+            deadline = ended + 3.0
+            while time.monotonic() < deadline and not all(
+                    any(o == target for _, o in obs.events[marks[name]:]) for name, obs in observers.items()):
+                time.sleep(0.005)
+            for name, obs in observers.items():
+                seen = next((t for t, o in obs.events[marks[name]:] if o == target), None)
+                if seen is None:
+                    missed[name] += 1
+                else:
+                    latencies[name].append((seen - ended) * 1000)
+                    from_start[name].append((seen - began) * 1000)
+            # Rest, for a random time as wide as the peer's 700 ms poll period, so
+            # that the turns fall at a uniformly random phase of its timer.
+            time.sleep(rng.uniform(0.4, 1.1))
+        step = {"turns": self.args.turns, "turn_ms": self.args.turn_ms, "write_every_ms": self.args.step_ms,
+                "profile": "raised cosine, 0 deg (normal) <-> 90 deg (left-up), z = 0, alternating",
+                "latency": "end of the turn (after its last write) -> the client has the new orientation; "
+                           "negative: seen before the turn ended",
+                "turn_duration_ms": spread(durations, 1)}
+        for name, values in latencies.items():
+            step[name] = {"missed": missed[name], "n": len(values),
+                          "median_ms": round(statistics.median(values), 1) if values else None,
+                          "p95_ms": round(percentile(values, 0.95), 1) if values else None,
+                          "min_ms": round(min(values), 1) if values else None,
+                          "max_ms": round(max(values), 1) if values else None,
+                          "from_turn_start_median_ms": round(statistics.median(from_start[name]), 1) if values else None,
+                          "from_turn_start_p95_ms": round(percentile(from_start[name], 0.95), 1) if values else None,
+                          "all_ms": [round(v, 1) for v in values]}
+            log(f"step latency {name}: median {step[name]['median_ms']} ms, p95 {step[name]['p95_ms']} ms, "
+                f"missed {missed[name]}")
+        self.details["step_latency"] = step
+        if "peer" in step:
+            o, p = step["orientd"], step["peer"]
+            if o["missed"] or p["missed"]:
+                self.fail(["step_latency_median_ratio_vs_peer", "step_latency_p95_ratio_vs_peer"],
+                          f"turns not seen within 3 s: orientd {o['missed']}, peer {p['missed']}")
+            elif p["median_ms"] <= 0 or p["p95_ms"] <= 0:
+                self.fail(["step_latency_median_ratio_vs_peer", "step_latency_p95_ratio_vs_peer"],
+                          f"the peer's latency is not positive (median {p['median_ms']}, p95 {p['p95_ms']}): "
+                          "a ratio would mean nothing")
+            else:
+                o_med, o_p95 = statistics.median(latencies["orientd"]), percentile(latencies["orientd"], 0.95)
+                p_med, p_p95 = statistics.median(latencies["peer"]), percentile(latencies["peer"], 0.95)
+                self.results["step_latency_median_ratio_vs_peer"] = round(o_med / p_med, 3)
+                self.results["step_latency_p95_ratio_vs_peer"] = round(o_p95 / p_p95, 3)
+                step["ratio_bootstrap_90pct"] = bootstrap_ratios(latencies["orientd"], latencies["peer"])
+
+    # Output
+
+    def machine(self):
+        stat = os.stat(ORIENTD)
+        return {"cores": os.cpu_count(), "kernel": platform.release(), "loadavg_at_end": os.getloadavg(),
+                "orientd": str(ORIENTD), "orientd_bytes": stat.st_size,
+                "orientd_built": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(stat.st_mtime)) + "Z",
+                "quick": self.args.quick}
+
+    def write(self, path):
+        data = dict(self.results)
+        self.details["machine"] = self.machine()
+        data["details"] = self.details
+        if self.reasons:
+            data["reasons"] = self.reasons
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(data, indent=2) + "\n")
+
+    def table(self):
+        d = self.details
+        notes = {}
+        if "classifier" in d:
+            notes["classifier_samples_per_s"] = f"5 runs: {d['classifier']['runs_samples_per_s']['min']:.3g}–" \
+                                                f"{d['classifier']['runs_samples_per_s']['max']:.3g}"
+        fan = d.get("fanout", {})
+        if "clients_1000" in fan:
+            s = fan["clients_1000"]["p99_from_send_ms"]
+            cpu = fan["clients_1000"]["daemon_cpu_ms_per_publish"]
+            notes["fanout_p99_ms_1000"] = (f"repeats {s['min']}–{s['max']}; p99 @1 {fan.get('fanout_p99_ms_1')}, "
+                                           f"@100 {fan.get('fanout_p99_ms_100')}; from first receipt "
+                                           f"{fan['clients_1000']['p99_from_first_ms']['median']}; daemon CPU "
+                                           f"{cpu['median'] if cpu else None} ms/publish; reader floor "
+                                           f"{fan['clients_1000']['reader_floor_ms']['median']}")
+        if "idle" in d:
+            notes["idle_wakeups_10s"] = f"peer unclaimed: {d['idle']['peer_context_switches_unclaimed']}"
+        cpu = d.get("watched_cpu")
+        if cpu:
+            notes["watched_cpu_ratio_vs_peer"] = f"orientd {cpu['orientd_ms_per_min']} ms/min, peer " \
+                                                 f"{cpu.get('peer_ms_per_min')} ms/min; per window " \
+                                                 f"{[w.get('ratio') for w in cpu['windows']]}"
+        step = d.get("step_latency")
+        if step:
+            o, p = step["orientd"], step.get("peer", {})
+            boot = step.get("ratio_bootstrap_90pct", {})
+            notes["step_latency_median_ratio_vs_peer"] = f"orientd {o['median_ms']} ms, peer {p.get('median_ms')} ms " \
+                                                         f"({step['turns']} turns); 90% bootstrap {boot.get('median')}"
+            notes["step_latency_p95_ratio_vs_peer"] = f"orientd {o['p95_ms']} ms, peer {p.get('p95_ms')} ms; " \
+                                                      f"90% bootstrap {boot.get('p95')}"
+        mem = d.get("memory")
+        if mem:
+            notes["rss_kib_100_clients"] = f"peer {mem.get('peer_vmrss_kib_1_claimant')} KiB (1 claimant); " \
+                                           f"anon/file/shmem: orientd {mem['orientd_rss_anon_file_shmem_kib']}, " \
+                                           f"peer {mem.get('peer_rss_anon_file_shmem_kib')}; Swift stdlib " \
+                                           f"{mem['orientd_swift_stdlib']}"
+        rows = [("key", "value", "target", "notes")]
+        for key, target in KEYS:
+            value = self.results[key]
+            rows.append((key, "null" if value is None else f"{value:g}" if isinstance(value, float) else str(value),
+                         target, notes.get(key, self.reasons.get(key, ""))))
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        lines = []
+        for i, r in enumerate(rows):
+            lines.append("  ".join(r[j].ljust(widths[j]) for j in range(3)) + "  " + r[3])
+            if i == 0:
+                lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 5)
+        return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=os.environ.get("BENCH_OUT") or str(REPO / ".build" / "bench.json"))
+    parser.add_argument("--quick", action="store_true", help="short windows, few turns (a smoke test, not figures)")
+    parser.add_argument("--repeats", type=int, default=3, help="fan-out repeats per size (default 3)")
+    parser.add_argument("--toggles-small", type=int, default=200, help="toggles per repeat for 1 and 100 subscribers")
+    parser.add_argument("--toggles-large", type=int, default=50, help="toggles per repeat for 1000 subscribers")
+    parser.add_argument("--reader-threads", type=int, default=max(1, min(4, (os.cpu_count() or 2) - 1)),
+                        help="orientd-fanout's reader threads (default: cores - 1, at most 4)")
+    parser.add_argument("--idle-s", type=float, default=10.0)
+    parser.add_argument("--cpu-window-s", type=float, default=20.0)
+    parser.add_argument("--cpu-windows", type=int, default=3)
+    parser.add_argument("--turns", type=int, default=40)
+    parser.add_argument("--turn-ms", type=float, default=300.0)
+    parser.add_argument("--step-ms", type=float, default=10.0)
+    args = parser.parse_args()
+    if args.quick:
+        args.repeats, args.toggles_small, args.toggles_large = 1, 20, 10
+        args.idle_s, args.cpu_window_s, args.cpu_windows, args.turns = 2.0, 3.0, 1, 4
+
+    if "umockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
+        wrapper = shutil.which("umockdev-wrapper")
+        if wrapper is None:
+            sys.exit("bench.py: umockdev-wrapper is missing (Debian: apt-get install umockdev)")
+        os.execv(wrapper, [wrapper, "/usr/bin/python3", str(Path(__file__).resolve()), *sys.argv[1:]])
+    if not os.access(ORIENTD, os.X_OK):
+        sys.exit(f"bench.py: {ORIENTD} is missing: run `swift build -c release` first")
+
+    bench = Bench(args)
+    started = time.monotonic()
+    try:
+        log("classifier throughput")
+        bench.classifier()
+        log("fan-out")
+        bench.fanout()
+        log("umockdev: idle, watched CPU, step latency, RSS (orientd and iio-sensor-proxy)")
+        bench.umockdev()
+    finally:
+        bench.details["duration_s"] = round(time.monotonic() - started, 1)
+        bench.write(args.out)
+        shutil.rmtree(bench.workdir, ignore_errors=True)
+    print(bench.table())
+    print(f"\nwrote {args.out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
