@@ -27,7 +27,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check test bench traces clean install uninstall
+.PHONY: all deps build run check test bench traces clean install uninstall fuzz soak check-sanitize
 
 all: build
 
@@ -79,6 +79,20 @@ bench: deps
 	rm -f Benchmarks/.build/release/description.json
 	cd Benchmarks && $(SWIFT) build -c release $(SWIFT_FLAGS)
 	mkdir -p .build && BENCH_OUT=$${BENCH_OUT:-$(CURDIR)/.build/bench.json} umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py
+
+# Robustness (docs/robustness.md): libFuzzer targets for every parser, each
+# run for FUZZ_SECONDS (default 60); a soak of minutes (SOAK_MINUTES, default
+# 5) with hundreds of churning clients, failing if RSS or fds trend upward; the
+# test suites under AddressSanitizer and ThreadSanitizer.
+fuzz: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} FuzzTesting/run.sh
+
+soak: deps
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	/usr/bin/python3 scripts/soak.py
+
+check-sanitize: deps
+	scripts/check-sanitize.sh
 
 # Regenerate the synthetic traces from the trajectory generator.
 traces: build

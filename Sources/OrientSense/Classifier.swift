@@ -43,6 +43,15 @@ public struct ClassifierEvent: Sendable, Equatable {
 /// if let event = classifier.process(Sample(tMs: 0, x: 0, y: -9.81, z: 0)) { … }
 /// if let deadline = classifier.nextDeadline { /* arm a timer, then */ classifier.tick(atMs: deadline) }
 /// ```
+///
+/// A reading costs a few hundred instructions, with no libm call in the
+/// common case, yet every decision is the one the definitions above give:
+/// angles are compared through sines and cosines and computed only near a
+/// limit (`AngleReading`), candidate decisions are reused while the vector
+/// stays clear of every limit they consulted (`CandidateMemo`), and the
+/// steady and swing tests avoid rescanning their windows (`SteadyWindow`,
+/// `SwingDetector`). The per-reading helpers are forced inline, and the
+/// classifier is only ever passed in place, never copied (see `candidate`).
 public struct Classifier: Sendable {
     /// The parameters; replace through `reconfigure`.
     public private(set) var config: ClassifierConfig
@@ -71,7 +80,6 @@ public struct Classifier: Sendable {
     private var steady = SteadyWindow()
     private var steadyNow = false
     private var steadyCandidate: Orientation?
-    private var steadyMean: Vector3 = .zero
 
     // Gates and hold-offs.
     private var overheadLatched = false
@@ -84,20 +92,28 @@ public struct Classifier: Sendable {
     // Published tilt: a new class must hold for the tilt settle time.
     private var tiltCandidate: Tilt = .undefined
     private var tiltCandidateSince: Double = 0
+    /// `limits.quietRange(for: tilt)`, kept with `tilt`.
+    private var quietTilt: ClosedRange<Double>?
 
-    // Precomputed from the config.
-    private var cosSteadyAngle: Double = 1
+    // Derived from the config.
+    private var limits: ClassifierLimits
+    private var slowMemo = CandidateMemo()
+    private var steadyMemo = CandidateMemo()
 
     /// A classifier in the startup state.
     public init(config: ClassifierConfig = ClassifierConfig()) {
         self.config = config
-        cosSteadyAngle = cos(config.steadyAngleDeg * .pi / 180)
+        limits = ClassifierLimits(config)
+        quietTilt = limits.quietRange(for: tilt)
     }
 
     /// Replaces the parameters, keeping P, A and the filter.
     public mutating func reconfigure(_ config: ClassifierConfig) {
         self.config = config
-        cosSteadyAngle = cos(config.steadyAngleDeg * .pi / 180)
+        limits = ClassifierLimits(config)
+        quietTilt = limits.quietRange(for: tilt)
+        slowMemo.forget()
+        steadyMemo.forget()
         cachedDt = -1
     }
 
@@ -137,7 +153,7 @@ public struct Classifier: Sendable {
         guard t.isFinite else { return nil }
         let squared = (a * a).sum()
         guard a.x.isFinite, a.y.isFinite, a.z.isFinite, squared > 0,
-            squared <= config.implausibleMagnitude * config.implausibleMagnitude
+            squared <= limits.implausibleSquared
         else {
             if filtered != nil, t >= lastTime { accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs) }
             return nil
@@ -222,31 +238,27 @@ public struct Classifier: Sendable {
         return cachedDecay
     }
 
-    /// Angles of a vector: tilt φ (degrees, +90 face up) and orientation angle θ
-    /// (degrees in [0, 360), 0 normal, 90 left-up).
-    private func angles(_ v: Vector3, magnitude: Double) -> (tilt: Double, theta: Double) {
-        let sinTilt = min(1, max(-1, config.zSign * v.z / magnitude))
-        let tilt = asin(sinTilt) * 180 / .pi
-        var theta = atan2(v.x, -v.y) * 180 / .pi
-        if theta < 0 { theta += 360 }
-        return (tilt, theta)
-    }
-
     private mutating func evaluate(at t: Double, newReading: Bool) -> ClassifierEvent? {
         guard let f = filtered else { return nil }
-        let magnitude = length(f)
-        var slowCandidate: Orientation?
+        let squaredMagnitude = (f * f).sum()
+        let magnitude = squaredMagnitude.squareRoot()
+        let usable = magnitude >= config.nearZeroMagnitude
         var tiltChanged = false
-        if magnitude >= config.nearZeroMagnitude {
-            let (phi, theta) = angles(f, magnitude: magnitude)
-            if newReading {
-                if abs(magnitude - config.standardGravity) > config.accelToleranceFiltered {
-                    accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
-                }
-                updateTiltGates(t: t, phi: phi)
-                tiltChanged = publishTilt(phi, at: t)
+        if usable, newReading {
+            if abs(magnitude - config.standardGravity) > config.accelToleranceFiltered {
+                accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
             }
-            slowCandidate = candidate(phi: phi, theta: theta, requireNear: nil)
+            let sinTilt = tiltSine(z: f.z, length: magnitude, zSign: config.zSign)
+            if !overheadLatched, flatSince == nil, quietTilt?.contains(sinTilt) == true {
+                // The usual reading: the tilt gates and the published tilt stay as they are.
+                tiltCandidate = .undefined
+            } else {
+                updateTiltGates(t: t, sinTilt: sinTilt)
+                tiltChanged = publishTilt(sinTilt: sinTilt, at: t)
+            }
+            if swing.rose(by: limits.swing, tMs: t, sinTilt: sinTilt, windowMs: config.swingWindowMs) {
+                swingHoldUntil = max(swingHoldUntil, t + config.holdAfterSwingMs)
+            }
         } else if newReading {
             accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
         }
@@ -255,14 +267,26 @@ public struct Classifier: Sendable {
         steadyCandidate = nil
         var steadyAtCurrent = false
         steadyNow = false
-        if let mean = steady.steadyMean(
-            atMs: t, windowMs: config.steadyWindowMs, angle: config.steadyAngleDeg * .pi / 180, cosAngle: cosSteadyAngle) {
+        if steady.isSteady(
+            atMs: t, windowMs: config.steadyWindowMs, angle: limits.steadyAngle, cosAngle: limits.cosSteadyAngle) {
             steadyNow = true
-            steadyMean = mean
-            let m = length(steadyMean)
-            let (phi, theta) = angles(steadyMean, magnitude: m)
-            if let k = candidate(phi: phi, theta: theta, requireNear: config.steadyAcceptDeg) {
+            if let k = steadyWindowCandidate() {
                 if k == orientation { steadyAtCurrent = true } else { steadyCandidate = k }
+            }
+        }
+
+        // The filtered vector's candidate; moot while the raw vector rests at the
+        // current orientation (the bookkeeping below then clears `pending` anyway).
+        var slowCandidate: Orientation?
+        if usable, !steadyAtCurrent {
+            if let recalled = slowMemo.recall(
+                f, squaredLength: squaredMagnitude, applied: applied, overheadLatched: overheadLatched) {
+                slowCandidate = recalled.candidate
+            } else {
+                var angles = AngleReading(f, magnitude: magnitude, zSign: config.zSign)
+                slowCandidate = candidate(&angles, requireNear: nil)
+                slowMemo.remember(
+                    slowCandidate, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
             }
         }
 
@@ -280,7 +304,7 @@ public struct Classifier: Sendable {
         if t >= holdUntil {
             if let k = steadyCandidate {
                 commit(k)
-                filtered = steadyMean  // the filter's lag is moot once the raw vector is at rest
+                filtered = steady.mean()  // the filter's lag is moot once the raw vector is at rest
                 committed = .steady
             } else if let k = pending, newReading, t - pendingSince >= config.settleTimeMs - 1e-9 {
                 commit(k)
@@ -293,6 +317,29 @@ public struct Classifier: Sendable {
             orientationChanged: committed != nil, tiltChanged: tiltChanged, path: committed)
     }
 
+    /// The candidate of the steady window's mean, while the window is steady.
+    @inline(__always)
+    private mutating func steadyWindowCandidate() -> Orientation? {
+        // The window's running sum decides, unless it comes too near a limit.
+        let sum = steady.approximateSum
+        if let recalled = steadyMemo.recall(
+            sum, squaredLength: (sum * sum).sum(), applied: applied, overheadLatched: overheadLatched) {
+            return recalled.candidate
+        }
+        var approximate = AngleReading(approximating: sum, zSign: config.zSign)
+        var k = candidate(&approximate, requireNear: limits.steadyAccept)
+        if approximate.isUndecided {
+            let mean = steady.mean()
+            var angles = AngleReading(mean, magnitude: length(mean), zSign: config.zSign)
+            k = candidate(&angles, requireNear: limits.steadyAccept)
+            steadyMemo.remember(k, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
+        } else {
+            steadyMemo.remember(
+                k, for: approximate, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
+        }
+        return k
+    }
+
     private mutating func commit(_ k: Orientation) {
         orientation = k
         if !appliedFeedback { applied = k }
@@ -300,13 +347,14 @@ public struct Classifier: Sendable {
         steadyCandidate = nil
     }
 
-    private mutating func updateTiltGates(t: Double, phi: Double) {
-        if phi <= config.overheadEnterDeg {
+    @inline(__always)
+    private mutating func updateTiltGates(t: Double, sinTilt: Double) {
+        if limits.overheadEnter.isAtOrAbove(tiltOfSine: sinTilt) {
             overheadLatched = true
-        } else if phi >= config.overheadExitDeg {
+        } else if limits.overheadExit.isReached(byTiltOfSine: sinTilt) {
             overheadLatched = false
         }
-        if phi >= config.flatAngleDeg {
+        if limits.flat.isReached(byTiltOfSine: sinTilt) {
             let since = flatSince ?? t
             flatSince = since
             if t - since >= config.flatTimeMs {
@@ -315,20 +363,24 @@ public struct Classifier: Sendable {
         } else {
             flatSince = nil
         }
-        if swing.rise(tMs: t, tilt: phi, windowMs: config.swingWindowMs) >= config.swingDeltaDeg {
-            swingHoldUntil = max(swingHoldUntil, t + config.holdAfterSwingMs)
-        }
     }
 
     /// The tilt class of φ, moving off the current class only past the hysteresis
     /// band and after the class has held for the tilt settle time.
-    private mutating func publishTilt(_ phi: Double, at t: Double) -> Bool {
+    @inline(__always)
+    private mutating func publishTilt(sinTilt: Double, at t: Double) -> Bool {
+        // Nearly always φ stays in the published class, which sin φ tells.
+        if limits.clearlyInside(tilt, sinTilt: sinTilt) {
+            tiltCandidate = .undefined
+            return false
+        }
         func classify(_ p: Double) -> Tilt {
             let size = abs(p)
             if size <= config.tiltedDeg { return .vertical }
             if size < config.faceDeg { return p > 0 ? .tiltedUp : .tiltedDown }
             return p > 0 ? .faceUp : .faceDown
         }
+        let phi = tiltDegrees(sine: sinTilt)
         let proposed = classify(phi)
         guard proposed != tilt else {
             tiltCandidate = .undefined
@@ -344,46 +396,60 @@ public struct Classifier: Sendable {
             guard t - tiltCandidateSince >= config.tiltSettleMs - 1e-9 else { return false }
         }
         tilt = proposed
+        quietTilt = limits.quietRange(for: tilt)
         tiltCandidate = .undefined
         return true
     }
 
-    /// The accepted candidate for a vector with tilt φ and angle θ, or nil (a gate
+    /// The accepted candidate for a vector with angles `angles`, or nil (a gate
     /// closed or θ lies in the hysteresis dead zone). `requireNear` additionally
-    /// demands θ within that many degrees of the candidate's centre.
-    private func candidate(phi: Double, theta: Double, requireNear: Double?) -> Orientation? {
-        if overheadLatched || phi <= config.overheadEnterDeg || abs(phi) > config.maxTiltDeg { return nil }
-        var turns = Int((theta / 90).rounded()) % 4
+    /// demands θ within that distance of the candidate's centre. The tilt gates
+    /// come first, so θ is not looked at for a device lying flat.
+    ///
+    /// `mutating` only so that it reads the classifier in place: a non-mutating
+    /// method called from a mutating one gets a copy of `self` on every reading.
+    private mutating func candidate(_ angles: inout AngleReading, requireNear: TurnLimit?) -> Orientation? {
+        angles.resetSlack()
+        if overheadLatched || angles.tilt(atMost: limits.overheadEnter)
+            || angles.tilt(above: limits.maxTilt) || angles.tilt(below: limits.minusMaxTilt)
+        {
+            return nil
+        }
+        var turns = angles.nearestQuarterTurns()
         var k = Orientation(quarterTurns: turns)
         if let a = applied, let aTurns = a.quarterTurns {
-            let fromA = angularDistance(theta, Double(aTurns) * 90)
             switch ((turns - aTurns) % 4 + 4) % 4 {
             case 0:
-                guard fromA <= 45 - config.adjacentGapDeg / 2 else { return nil }
+                guard angles.distance(toQuarterTurns: aTurns, atMost: limits.stay) else { return nil }
             case 2:
-                if angularDistance(theta, Double(turns) * 90) > config.oppositeAcceptDeg {
+                if angles.distance(toQuarterTurns: turns, above: limits.oppositeAccept) {
                     // Between the adjacent and opposite zones: fall back to the nearer neighbour of A.
                     let left = aTurns + 1, right = aTurns + 3
-                    turns = angularDistance(theta, Double(left) * 90) <= angularDistance(theta, Double(right) * 90) ? left : right
+                    turns = angles.isCloser(toQuarterTurns: left, thanTo: right) ? left : right
                     k = Orientation(quarterTurns: turns)
                 }
-                guard fromA >= 45 + config.adjacentGapDeg / 2 else { return nil }
+                guard angles.distance(toQuarterTurns: aTurns, atLeast: limits.leave) else { return nil }
             default:
-                guard fromA >= 45 + config.adjacentGapDeg / 2 else { return nil }
+                guard angles.distance(toQuarterTurns: aTurns, atLeast: limits.leave) else { return nil }
             }
         } else {
-            guard angularDistance(theta, Double(turns) * 90) <= config.initialAcceptDeg else { return nil }
+            guard angles.distance(toQuarterTurns: turns, atMost: limits.initialAccept) else { return nil }
         }
-        if let near = requireNear, angularDistance(theta, Double(turns) * 90) > near { return nil }
-        let index = ((turns % 4) + 4) % 4
-        guard phi >= config.tiltMinDeg[index], phi <= config.tiltMaxDeg[index] else { return nil }
+        if let near = requireNear, angles.distance(toQuarterTurns: turns, above: near) { return nil }
+        let range = limits.tiltRange(quarterTurns: turns)
+        guard angles.tilt(atLeast: range.min), angles.tilt(atMost: range.max) else { return nil }
         if k == .bottomUp, !config.allowUpsideDown { return nil }
         return k
     }
 }
 
 /// Distance between two angles in degrees, in [0, 180].
+///
+/// The classifier's angles lie within [0, 540], so |a − b| < 720 and one
+/// subtraction of 360 gives exactly what `truncatingRemainder` (a libm `fmod`
+/// call) would; larger differences still take the remainder.
 func angularDistance(_ a: Double, _ b: Double) -> Double {
-    let d = abs((a - b).truncatingRemainder(dividingBy: 360))
+    var d = abs(a - b)
+    if d >= 360 { d = d < 720 ? d - 360 : d.truncatingRemainder(dividingBy: 360) }
     return d > 180 ? 360 - d : d
 }

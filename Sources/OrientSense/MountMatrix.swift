@@ -23,6 +23,9 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     /// True for the identity, so `apply` can skip the arithmetic.
     public let isIdentity: Bool
 
+    /// Largest magnitude accepted for a matrix value (real ones are near ±1).
+    public static let maximumValue = 1000.0
+
     /// The identity: the sensor frame is the panel frame.
     public static let identity = MountMatrix(
         validatedRows: (Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)), warnings: [])
@@ -120,6 +123,14 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
         for (index, row) in rows.enumerated() {
             guard row.x.isFinite, row.y.isFinite, row.z.isFinite else {
                 throw MountMatrixError(column: columns[index], message: "mount matrix row \(index + 1) is not finite")
+            }
+            // Real matrices hold values near ±1; huge ones would overflow x × y (found by fuzzing).
+            guard abs(row.x) <= MountMatrix.maximumValue, abs(row.y) <= MountMatrix.maximumValue,
+                abs(row.z) <= MountMatrix.maximumValue
+            else {
+                throw MountMatrixError(
+                    column: columns[index],
+                    message: "mount matrix row \(index + 1) has a value beyond ±\(Int(MountMatrix.maximumValue))")
             }
             if row == .zero {
                 throw MountMatrixError(column: columns[index], message: "mount matrix row \(index + 1) is all zeros")

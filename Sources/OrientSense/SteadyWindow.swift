@@ -11,70 +11,169 @@ import Darwin
 /// has a magnitude near g. Anchoring on the newest reading and a time window
 /// (rounded up to the sample period) makes the test the same at any sample
 /// rate: a motion slower than δ per window is steady, anything faster is not.
+///
+/// The test runs on every reading, and a device at rest passes it on every
+/// reading, so it avoids checking each reading of the window each time. A
+/// full check that passes also yields a cone: an axis (the newest reading then)
+/// and an angle A that holds every reading of the window. Each later reading
+/// widens A to its own angle B from the axis; while A + B stays under δ, the
+/// triangle inequality puts every reading within δ of the newest, and no check
+/// of the readings is needed. The margin (a cosine `angleGuardBand` above
+/// δ's) makes the answer the full check's, rounding included. Magnitudes are
+/// tracked by the number of the last reading not near g. The window's sum,
+/// for the mean's direction, is kept by adding and subtracting readings and
+/// refreshed exactly by a full check at least every `refreshInterval`
+/// readings; the mean itself is summed afresh, in the full check's order, when
+/// a commit needs it.
+///
+/// The readings live in one fixed ring whose capacity is a power of two (a
+/// slot is an index masked, not divided), appended through an unsafe buffer
+/// pointer (one uniqueness check, no bounds checks).
 struct SteadyWindow: Sendable {
-    private var times: [Double]
-    private var vectors: [Vector3]
-    private var magnitudes: [Double]
-    private var magnitudeOK: [Bool]
+    /// One raw reading and its magnitude.
+    private struct Reading {
+        var vector: Vector3
+        var tMs: Double
+        var magnitude: Double
+    }
+
+    /// Room for 2.5 s at 100 Hz, far more than any sensible window; beyond it
+    /// the oldest reading is forgotten.
+    private static let capacity = 256
+    private static let mask = capacity - 1
+    /// At most this many readings between full checks, which bounds the rounding
+    /// the running sum gathers (far below `angleGuardBand`).
+    private static let refreshInterval = 128
+
+    private var ring = ContiguousArray(repeating: Reading(vector: .zero, tMs: 0, magnitude: 0), count: capacity)
     private var head = 0
     private var count = 0
+    /// Readings appended so far, and the number of the last one whose magnitude
+    /// was not near g: while that one is in the ring, nothing is steady.
+    private var appended = 0
+    private var lastMagnitudeNotOK = -1
+    /// The sum of the ring's vectors, kept by adding and subtracting; exact as a
+    /// full check computes it just after a full check.
+    private var runningSum: Vector3 = .zero
 
-    init(capacity: Int = 256) {
-        times = Array(repeating: 0, count: capacity)
-        vectors = Array(repeating: .zero, count: capacity)
-        magnitudes = Array(repeating: 0, count: capacity)
-        magnitudeOK = Array(repeating: false, count: capacity)
-    }
+    // The cone (see above), valid only while `hasCone`.
+    private var hasCone = false
+    /// Unit vector along the newest reading at the last full check.
+    private var axis: Vector3 = .zero
+    /// cos A: no reading of the window lies farther than A from the axis.
+    private var cosSpread: Double = 1
+    /// cos B: the newest reading's angle from the axis.
+    private var cosNewest: Double = 1
+    private var readingsSinceCheck = 0
 
     mutating func clear() {
         head = 0
         count = 0
+        runningSum = .zero
+        hasCone = false
     }
 
     /// Adds a reading, forgetting those no longer needed for a window of `windowMs`.
+    @inline(__always)
     mutating func append(tMs: Double, vector: Vector3, magnitude: Double, magnitudeOK ok: Bool, windowMs: Double) {
-        let capacity = times.count
-        // Keep exactly one reading at or before tMs − window (the window's anchor).
-        while count >= 2, times[(head + 1) % capacity] <= tMs - windowMs {
-            head = (head + 1) % capacity
-            count -= 1
+        var head = self.head, count = self.count
+        var sum = runningSum
+        ring.withUnsafeMutableBufferPointer { ring in
+            // Keep exactly one reading at or before tMs − window (the window's
+            // anchor), and at most `capacity`.
+            while count >= 2 && ring[(head + 1) & Self.mask].tMs <= tMs - windowMs || count == Self.capacity {
+                sum -= ring[head].vector
+                head = (head + 1) & Self.mask
+                count -= 1
+            }
+            ring[(head + count) & Self.mask] = Reading(vector: vector, tMs: tMs, magnitude: magnitude)
+            count += 1
         }
-        if count == capacity {
-            head = (head + 1) % capacity
-            count -= 1
+        if !ok { lastMagnitudeNotOK = appended }
+        appended += 1
+        self.head = head
+        self.count = count
+        runningSum = sum + vector
+        if hasCone {
+            cosNewest = (vector * axis).sum() / magnitude
+            // Written so that a NaN spreads rather than being skipped.
+            if !(cosNewest >= cosSpread) { cosSpread = cosNewest }
+            readingsSinceCheck += 1
         }
-        let slot = (head + count) % capacity
-        times[slot] = tMs
-        vectors[slot] = vector
-        magnitudes[slot] = magnitude
-        magnitudeOK[slot] = ok
-        count += 1
     }
 
-    /// The mean of the window's readings when the raw vector has been at rest for
-    /// `windowMs` by `tMs` (every reading within `angle` radians, whose cosine is
-    /// `cosAngle`, of the newest), or nil. Checks from the newest back, so a
-    /// moving device fails fast.
-    func steadyMean(atMs tMs: Double, windowMs: Double, angle: Double, cosAngle: Double) -> Vector3? {
-        guard count >= 2, times[head] <= tMs - windowMs + 1e-9 else { return nil }
-        let capacity = times.count
-        let newestSlot = (head + count - 1) % capacity
-        let newest = vectors[newestSlot]
-        let newestLength = magnitudes[newestSlot]
+    /// Whether the raw vector has been at rest for `windowMs` by `tMs`: every
+    /// reading of the window within `angle` radians (whose cosine is `cosAngle`)
+    /// of the newest, and near g. Then `approximateSum` and `mean()` describe the
+    /// window.
+    @inline(__always)
+    mutating func isSteady(atMs tMs: Double, windowMs: Double, angle: Double, cosAngle: Double) -> Bool {
+        guard count >= 2, lastMagnitudeNotOK < appended - count else { return false }
+        let anchorTime = ring[head].tMs
+        guard anchorTime <= tMs - windowMs + 1e-9 else { return false }
+        // An anchor older than the window (low sample rates) is allowed the same
+        // angular speed, δ per window, so the test does not depend on the rate.
+        let anchorAge = tMs - anchorTime
+        let anchorIsOld = anchorAge > windowMs
+        let anchorLimit = anchorIsOld ? cos(angle * anchorAge / windowMs) : cosAngle
+        guard coneHolds(cosAngle: cosAngle) else { return fullCheck(anchorLimit: anchorLimit, cosAngle: cosAngle) }
+        // Every reading passes with δ; an old anchor has its own limit.
+        return !anchorIsOld || Self.passes(ring[head], against: ring[(head + count - 1) & Self.mask], limit: anchorLimit)
+    }
+
+    /// Whether the cone puts every reading within δ (cosine `cosAngle`) of the
+    /// newest: cos(A + B) = cos A cos B − sin A sin B at least cos δ plus the
+    /// margin, with the sines rounded up (a cosine near 1 leaves 1 − cos² with
+    /// little precision).
+    @inline(__always)
+    private func coneHolds(cosAngle: Double) -> Bool {
+        guard hasCone, readingsSinceCheck < Self.refreshInterval, cosSpread > 0, cosNewest > 0 else { return false }
+        let sines = ((1 - cosSpread * cosSpread + 4e-15) * (1 - cosNewest * cosNewest + 4e-15)).squareRoot()
+        return cosSpread * cosNewest - sines >= cosAngle + angleGuardBand
+    }
+
+    /// The steady test of one reading against the newest.
+    @inline(__always)
+    private static func passes(_ reading: Reading, against newest: Reading, limit: Double) -> Bool {
+        (reading.vector * newest.vector).sum() >= limit * reading.magnitude * newest.magnitude
+    }
+
+    /// Checks every reading of the window against the newest, from the newest
+    /// back (so a moving device fails at the reading before the newest); when all
+    /// pass, starts a new cone and refreshes the running sum.
+    private mutating func fullCheck(anchorLimit: Double, cosAngle: Double) -> Bool {
+        hasCone = false
+        let newest = ring[(head + count - 1) & Self.mask]
+        var sum = Vector3.zero
+        var lowestCosine = 1.0
+        var i = count - 1
+        while i >= 0 {
+            let reading = ring[(head + i) & Self.mask]
+            guard Self.passes(reading, against: newest, limit: i == 0 ? anchorLimit : cosAngle) else { return false }
+            let cosine = (reading.vector * newest.vector).sum() / (reading.magnitude * newest.magnitude)
+            if !(cosine >= lowestCosine) { lowestCosine = cosine }  // a NaN spreads (and ends the cone)
+            sum += reading.vector
+            i -= 1
+        }
+        runningSum = sum
+        axis = newest.vector / newest.magnitude
+        cosSpread = lowestCosine
+        cosNewest = 1
+        readingsSinceCheck = 0
+        hasCone = true
+        return true
+    }
+
+    /// The sum of the window's vectors to within rounding, for decisions that
+    /// tolerate it (valid after `isSteady` returned true).
+    var approximateSum: Vector3 { runningSum }
+
+    /// The mean of the window's readings, summed from the newest back.
+    func mean() -> Vector3 {
         var sum = Vector3.zero
         var i = count - 1
         while i >= 0 {
-            let slot = (head + i) % capacity
-            guard magnitudeOK[slot] else { return nil }
-            let v = vectors[slot]
-            var limit = cosAngle
-            if i == 0, tMs - times[slot] > windowMs {
-                // The anchor is older than the window (low sample rates): allow it the
-                // same angular speed, δ per window, so the test does not depend on the rate.
-                limit = cos(angle * (tMs - times[slot]) / windowMs)
-            }
-            guard (v * newest).sum() >= limit * magnitudes[slot] * newestLength else { return nil }
-            sum += v
+            sum += ring[(head + i) & Self.mask].vector
             i -= 1
         }
         return sum / Double(count)

@@ -1,47 +1,136 @@
-/// Sliding-window minimum of the tilt over the last `windowMs`, for the swing
-/// gate ("the tilt rose by 20° within 300 ms": being put down).
+/// The swing gate: has the tilt risen by at least a given angle above its
+/// lowest reading within the last `windowMs` ("20° within 300 ms": being put
+/// down)?
 ///
-/// A monotonic deque in a fixed ring: amortised O(1) per reading and no
-/// allocation after the first, whatever the sample rate.
+/// It runs on every reading and almost never fires, so it is built to say no
+/// cheaply. It keeps sin φ rather than φ (asin is increasing, so the lowest
+/// sine is the lowest tilt), and a lower bound of the window's lowest sine: the
+/// lowest of the current block of readings and of the block before it, blocks
+/// being at least a window long, so that the two always cover the window.
+/// Between two sines φ grows by at most 1/√(1 − s²) per unit of sine (s the
+/// larger in size), so a reading whose sine clears the bound by less than the
+/// rise in radians times √(1 − s²) cannot be a swing. Otherwise the window's
+/// readings, kept in a ring, give the exact lowest, and the angles decide.
 struct SwingDetector: Sendable {
-    private var times: [Double]
-    private var tilts: [Double]
+    private struct Reading {
+        var tMs: Double
+        var sinTilt: Double
+    }
+
+    /// A power of two (a slot is an index masked, not divided); doubles when a
+    /// window holds more readings, up to `maxCapacity` (65 s at 1000 Hz), beyond
+    /// which the oldest are forgotten.
+    private static let maxCapacity = 1 << 16
+    private var ring = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: 512)
     private var head = 0
     private var count = 0
 
-    init(capacity: Int = 1024) {
-        times = Array(repeating: 0, count: capacity)
-        tilts = Array(repeating: 0, count: capacity)
-    }
+    /// The block the lower bound is kept over (see above), and the window length
+    /// it was built for.
+    private var blockStart = -Double.infinity
+    private var blockWindowMs = Double.nan
+    private var blockLowest = Double.infinity
+    private var previousBlockLowest = Double.infinity
 
     mutating func clear() {
         head = 0
         count = 0
+        blockStart = -.infinity
+        blockLowest = .infinity
+        previousBlockLowest = .infinity
     }
 
-    /// Adds a reading and returns how far the tilt has risen above the lowest
-    /// reading within the window (0 when it has not risen).
-    mutating func rise(tMs: Double, tilt: Double, windowMs: Double) -> Double {
-        let capacity = times.count
-        // Drop readings that fell out of the window.
-        while count > 0, times[head] < tMs - windowMs {
-            head = (head + 1) % capacity
+    /// Adds a reading (its tilt as sin φ, never NaN) and tells whether φ has
+    /// risen by at least `limit` above the lowest reading within the window.
+    @inline(__always)
+    mutating func rose(by limit: SwingLimit, tMs: Double, sinTilt: Double, windowMs: Double) -> Bool {
+        append(tMs: tMs, sinTilt: sinTilt, windowMs: windowMs)
+        let bound = min(blockLowest, previousBlockLowest)
+        let s = max(abs(sinTilt), abs(bound))
+        if sinTilt - bound < limit.radiansBelow * ((1 - s) * (1 + s)).squareRoot() { return false }
+        return tiltDegrees(sine: sinTilt) - tiltDegrees(sine: lowestInWindow()) >= limit.degrees
+    }
+
+    @inline(__always)
+    private mutating func append(tMs: Double, sinTilt: Double, windowMs: Double) {
+        if count < ring.count {
+            var head = self.head, count = self.count
+            let mask = ring.count - 1
+            ring.withUnsafeMutableBufferPointer { ring in
+                // Drop readings that fell out of the window.
+                while count > 0, ring[head].tMs < tMs - windowMs {
+                    head = (head + 1) & mask
+                    count -= 1
+                }
+                ring[(head + count) & mask] = Reading(tMs: tMs, sinTilt: sinTilt)
+            }
+            self.head = head
+            self.count = count + 1
+        } else {
+            appendToFullRing(tMs: tMs, sinTilt: sinTilt, windowMs: windowMs)
+        }
+
+        if windowMs != blockWindowMs {
+            // A new window length: the block before this one no longer covers it.
+            blockWindowMs = windowMs
+            blockStart = tMs
+            blockLowest = .infinity
+            previousBlockLowest = -.infinity
+        } else if tMs - blockStart >= windowMs {
+            blockStart = tMs
+            previousBlockLowest = blockLowest
+            blockLowest = .infinity
+        }
+        blockLowest = min(blockLowest, sinTilt)
+    }
+
+    /// `append` when the ring was full: drops what fell out of the window, then
+    /// grows the ring (or, at `maxCapacity`, forgets the oldest) if still full.
+    @inline(never)
+    private mutating func appendToFullRing(tMs: Double, sinTilt: Double, windowMs: Double) {
+        var mask = ring.count - 1
+        while count > 0, ring[head].tMs < tMs - windowMs {
+            head = (head + 1) & mask
             count -= 1
         }
-        // Drop readings that can never be the minimum again.
-        while count > 0 {
-            let last = (head + count - 1) % capacity
-            guard tilts[last] >= tilt else { break }
-            count -= 1
+        if count == ring.count {
+            if count < Self.maxCapacity {
+                grow()
+                mask = ring.count - 1
+            } else {
+                head = (head + 1) & mask
+                count -= 1
+            }
         }
-        if count == capacity {  // absurd sample rates: forget the oldest
-            head = (head + 1) % capacity
-            count -= 1
-        }
-        let slot = (head + count) % capacity
-        times[slot] = tMs
-        tilts[slot] = tilt
+        ring[(head + count) & mask] = Reading(tMs: tMs, sinTilt: sinTilt)
         count += 1
-        return tilt - tilts[head]
+    }
+
+    /// Doubles the ring, keeping the readings in order from slot 0.
+    private mutating func grow() {
+        var larger = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: ring.count * 2)
+        for i in 0..<count { larger[i] = ring[(head + i) & (ring.count - 1)] }
+        ring = larger
+        head = 0
+    }
+
+    /// The lowest sin φ among the readings of the window (all in the ring).
+    private func lowestInWindow() -> Double {
+        var lowest = Double.infinity
+        for i in 0..<count { lowest = min(lowest, ring[(head + i) & (ring.count - 1)].sinTilt) }
+        return lowest
+    }
+}
+
+/// The swing gate's rise in degrees, and the same just under it in radians
+/// (below by the guard band and more than any rounding), for ruling a swing
+/// out from sines alone.
+struct SwingLimit: Sendable {
+    let degrees: Double
+    let radiansBelow: Double
+
+    init(degrees: Double) {
+        self.degrees = degrees
+        radiansBelow = degrees * .pi / 180 * (1 - angleGuardBand) - 1e-12
     }
 }
