@@ -6,10 +6,12 @@ import PackageDescription
 // `-sanitize=fuzzer,address -parse-as-library` and runs each for FUZZ_SECONDS.
 //
 // Tools version 5.4 on purpose: from 5.5 on SwiftPM renames an executable's
-// `main` symbol, and the link with libFuzzer's own `main` then fails
-// ("undefined symbol 'FuzzX_main'"). A 5.4 `.target` holding `main.swift` is
-// linked as a plain executable, as apple/swift-protobuf's FuzzTesting does.
-/// One fuzz target: a plain `.target` whose main.swift defines LLVMFuzzerTestOneInput.
+// `main` symbol (for testable executables), and the link with libFuzzer's own
+// `main` then fails ("undefined symbol 'FuzzX_main'"). Under 5.4 an executable
+// target's main.swift is linked as is, as in apple/swift-protobuf's FuzzTesting.
+
+/// One fuzz target: main.swift defines LLVMFuzzerTestOneInput (`@_cdecl`);
+/// libFuzzer provides `main` (hence `-parse-as-library`).
 func fuzzTarget(_ name: String) -> Target {
     .executableTarget(name: name, dependencies: ["FuzzSupport", .product(name: "OrientSense", package: "orientd")])
 }

@@ -347,6 +347,7 @@ public struct Classifier: Sendable {
         steadyCandidate = nil
     }
 
+    /// The overhead latch and the flat hold-off, for a tilt of sine `sinTilt`.
     @inline(__always)
     private mutating func updateTiltGates(t: Double, sinTilt: Double) {
         if limits.overheadEnter.isAtOrAbove(tiltOfSine: sinTilt) {

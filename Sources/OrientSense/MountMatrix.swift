@@ -149,7 +149,9 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
         // A z row that is (nearly) in the plane of x and y is not a real axis.
         let det = (xy * z).sum()
         if abs(det) < 1e-3 * length(xy) * length(z) {
-            let rebuilt = xy / length(xy) * ((length(x) + length(y)) / 2)
+            // Capped at maximumValue so the rebuilt row parses back from `description` like
+            // any other (x and y rows may be up to √3 × maximumValue long; found by fuzz-mount-matrix).
+            let rebuilt = xy / length(xy) * min((length(x) + length(y)) / 2, MountMatrix.maximumValue)
             warnings.append(
                 "mount matrix row 3 \(format(z)) is not an axis (it lies in the plane of rows 1 and 2); using x × y = \(format(rebuilt)) instead")
             z = rebuilt

@@ -44,7 +44,7 @@ struct ClientLifetimeTests {
         let client = OrientClient(socketPath: server.path, options: fastOptions(timeout: .milliseconds(200)))
         let reply = Task { try await client.get() }
         let connection = try await server.accept()
-        let error = try await clientError(3) { try await reply.value }
+        let error = try await clientError(15) { try await reply.value }
         guard case .unavailable(let reason) = error else {
             Issue.record("expected .unavailable, got \(error)")
             return

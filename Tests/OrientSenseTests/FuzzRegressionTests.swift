@@ -24,6 +24,26 @@ struct FuzzRegressionTests {
         #expect(throws: MountMatrixError.self) { try MountMatrix(parsing: text) }
     }
 
+    /// Found by fuzz-mount-matrix's round trip once values were bounded: a z row in
+    /// the plane of x and y is rebuilt as x × y scaled to the mean length of x and
+    /// y, which for rows of values near ±1000 is up to √3 × 1000, so the repaired
+    /// matrix's description was refused ("row 3 has a value beyond ±1000") — and a
+    /// trace recorded with it could not be read back. Fixed: the rebuilt row's
+    /// length is capped at `MountMatrix.maximumValue`.
+    @Test(
+        "a repaired z row stays within the value bound, so the description parses back",
+        arguments: [
+            "1000, 1000, 1000; 1000, -1000, 0; 1000, 1000, 1000",
+            "-1000, 1000, 1000; 1000, 1000, -1000; 0, 1, 0",
+        ])
+    func repairedRowWithinBound(text: String) throws {
+        let matrix = try MountMatrix(parsing: text)
+        #expect(!matrix.warnings.isEmpty, "row 3 should have been repaired")
+        let z = matrix.rows.2
+        #expect(max(abs(z.x), abs(z.y), abs(z.z)) <= MountMatrix.maximumValue)
+        #expect((try? MountMatrix(parsing: matrix.description)) == matrix, "\(matrix.description) does not parse back")
+    }
+
     /// The same finding as a trace reader sees it: a `mount_matrix` header the
     /// reader accepts must come back from `serialized()`, or a recorded trace
     /// (whose header the daemon writes from the matrix's description) cannot be

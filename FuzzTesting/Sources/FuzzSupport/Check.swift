@@ -37,14 +37,3 @@ public func shown(_ s: String) -> String {
     return s.unicodeScalars.count > 200 ? out + "…" : out
 }
 
-/// Known issue, reported with issue 6's fuzzing note and pinned by
-/// FuzzRegressionTests ("a mount matrix whose x × y overflows …"): when |x × y|
-/// of the parsed x and y rows overflows to infinity (entries around 1e150 and
-/// up), MountMatrix's validation takes every z row for degenerate and rebuilds
-/// it as x × y / ∞ = 0, so the parser returns a zero z row whose description
-/// does not parse. Harnesses skip the invariants that finding breaks while it
-/// is open; remove this once the parser refuses such matrices.
-public func overflowsCrossProduct(_ x: SIMD3<Double>, _ y: SIMD3<Double>) -> Bool {
-    let xy = SIMD3(x.y * y.z - x.z * y.y, x.z * y.x - x.x * y.z, x.x * y.y - x.y * y.x)
-    return !(xy * xy).sum().isFinite
-}
