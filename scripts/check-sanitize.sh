@@ -18,9 +18,9 @@
 # Every sanitized process writes its reports to .build/sanitize/<kind>/<pid>
 # (ASAN_OPTIONS/TSAN_OPTIONS log_path), whether or not the test that ran it
 # looked at its stderr; any report fails the run and is printed at the end.
-# Leaks are checked (detect_leaks=1) with the suppressions in
-# scripts/sanitizers/lsan.supp, which name only the test runner's Foundation
-# and XCTest leaks. The tests run one at a time (--no-parallel): on a small
+# Leaks are checked (detect_leaks=1). The suppressions in scripts/sanitizers/
+# (lsan.supp, asan.supp) name only Foundation and XCTest bugs reached from the
+# test runner, each with its evidence. The tests run one at a time (--no-parallel): on a small
 # machine a parallel run under a sanitizer's slowdown starves Swift's
 # cooperative thread pool and fails timing-based tests for no memory or thread
 # reason; SANITIZE_PARALLEL=1 runs them in parallel anyway.
@@ -37,7 +37,8 @@ ROOT=$PWD
 SWIFT=${SWIFT:-swift}
 read -r -a EXTRA_FLAGS <<< "${SWIFT_FLAGS:-}"
 OUT=$ROOT/.build/sanitize
-SUPPRESSIONS=$ROOT/scripts/sanitizers/lsan.supp
+LSAN_SUPPRESSIONS=$ROOT/scripts/sanitizers/lsan.supp
+ASAN_SUPPRESSIONS=$ROOT/scripts/sanitizers/asan.supp
 KINDS=("$@")
 [ ${#KINDS[@]} -eq 0 ] && KINDS=(address thread)
 PARALLEL=--no-parallel
@@ -109,8 +110,9 @@ run_address() {
     # exits through exit(3) on SIGTERM, so its leaks are checked too).
     # detect_stack_use_after_return: fake stacks catch returned-frame pointers.
     # strict_string_checks: libc string functions check the whole string.
-    export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:log_path=$dir/asan"
-    export LSAN_OPTIONS="suppressions=$SUPPRESSIONS:print_suppressions=0"
+    # suppressions: toolchain bugs reached from the test runner (asan.supp, lsan.supp).
+    export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:suppressions=$ASAN_SUPPRESSIONS:log_path=$dir/asan"
+    export LSAN_OPTIONS="suppressions=$LSAN_SUPPRESSIONS:print_suppressions=0"
     export ORIENTD_SANITIZED=address  # lets a test relax figures a sanitizer inflates (RSS)
     ORIENTD_BINARY=$bin/orientd ORIENTCTL_BINARY=$bin/orientctl \
         step "address: swift test" "$OUT/asan-test.log" \
