@@ -123,7 +123,7 @@ public final class HardwareSensor {
         status = chosen == nil ? .absent : (accelerometer != nil ? .active : .idle)
         updateSampling()
         onChange()
-        _ = reason
+        log.debug("sensor rescan (\(reason))")
     }
 
     private func configure(from device: UdevIIODevice) {
