@@ -91,7 +91,9 @@ public struct OrientationEngine: Sendable {
 
     private mutating func republish(at t: Double) -> StateMessage? {
         let resolution = arbiter.resolve(physical: classifier.orientation, constraints: constraints, lock: lock)
-        let next = OrientationEngine.message(resolution, tilt: classifier.tilt, sensor: sensor, tMs: t)
+        // A request's change may carry a later time than the reading that follows
+        // it (a timer served late); a subscriber's t_ms only ever grows.
+        let next = OrientationEngine.message(resolution, tilt: classifier.tilt, sensor: sensor, tMs: max(t, state.tMs))
         guard !next.sameContent(as: state) else { return nil }
         state = next
         return next
