@@ -23,7 +23,7 @@ targets=${*:-fuzz-request fuzz-trace fuzz-config fuzz-mount-matrix fuzz-scan}
 # The Swift runtime's backtracer would otherwise be spawned on each crash and can
 # hold a pipe open (research/ecosystem.md §5.2).
 export SWIFT_BACKTRACE=enable=no
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 work=${FUZZ_WORK:-}
 if [ -z "$work" ]; then
