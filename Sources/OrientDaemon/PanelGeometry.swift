@@ -9,15 +9,8 @@ public enum PanelGeometry {
     /// The geometry from `sysfsRoot`/class/drm, or nil if no internal panel is found.
     public static func probe(sysfsRoot: String = "/sys") -> NaturalGeometry? {
         let base = sysfsRoot + "/class/drm"
-        guard let dir = opendir(base) else { return nil }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name.contains("-eDP-") || name.contains("-DSI-") || name.contains("-LVDS-") { names.append(name) }
-        }
+        guard let entries = directoryEntries(base) else { return nil }
+        let names = entries.filter { $0.contains("-eDP-") || $0.contains("-DSI-") || $0.contains("-LVDS-") }
         for name in names.sorted() {
             guard let status = try? readFile("\(base)/\(name)/status", limit: 64),
                 String(decoding: status, as: UTF8.self).hasPrefix("connected"),
@@ -30,4 +23,23 @@ public enum PanelGeometry {
         }
         return nil
     }
+}
+
+/// The names in a directory, without `.` and `..`; nil if it cannot be opened.
+///
+/// `readdir` returns records only `d_reclen` bytes long, so the name is read
+/// in place as a C string: copying `entry.pointee` (or its 256-byte `d_name`)
+/// would read past the end of a short record, and past the end of glibc's
+/// buffer for the last entry in it (found as a crash listing /proc/PID/fd of
+/// a process with ~1,400 fds).
+public func directoryEntries(_ path: String) -> [String]? {
+    guard let dir = opendir(path) else { return nil }
+    defer { closedir(dir) }
+    guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return nil }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
 }

@@ -12,16 +12,9 @@ import Glibc
 enum ProcessStats {
     /// The number of entries in /proc/PID/fd.
     static func fdCount(_ pid: Int32) -> Int? {
-        guard let directory = opendir("/proc/\(pid)/fd") else { return nil }
-        defer { closedir(directory) }
-        var count = 0
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { count += 1 }
-        }
-        return count
+        // Not readdir + `entry.pointee`: that copies a whole `dirent` from a
+        // record only `d_reclen` long and can read past glibc's buffer.
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
     }
 
     /// What each of the process's fds points at (`socket:[123]`, `anon_inode:[eventpoll]`, …),
