@@ -46,7 +46,7 @@ var package = Package(
         .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientSynth"]),
         .testTarget(
             name: "OrientdIntegrationTests",
-            dependencies: ["OrientSense", "OrientClient"]
+            dependencies: ["OrientSense", "OrientClient", "CLinux"]
         ),
     ]
 )

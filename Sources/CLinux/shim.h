@@ -14,4 +14,11 @@ struct orientd_ucred { pid_t pid; uid_t uid; gid_t gid; };
 /* accept4 needs _GNU_SOURCE too. */
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 static inline int orientd_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
+
+/* posix_spawn file actions glibc (2.34+) declares only under _GNU_SOURCE; the
+   test harness spawns the daemon with them (Tests/OrientdIntegrationTests/
+   ChildProcess.swift). */
+#include <spawn.h>
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
 #endif

@@ -51,7 +51,7 @@ final class DaemonHarness {
     let arguments: [String]
     let stderrPath: String
     let stdoutPath: String
-    private let process = Process()
+    private let process = ChildProcess()
     private let exitSignal = DispatchSemaphore(value: 0)
     private var exited = false
 

@@ -143,7 +143,7 @@ struct LockAndConfigTests {
             """#
         let output = daemon.workspace.file("nobody-\(UUID().uuidString).out")
         _ = FileManager.default.createFile(atPath: output, contents: nil)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments =
             ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/perl", "-MSocket", "-e", script, daemon.socketPath]

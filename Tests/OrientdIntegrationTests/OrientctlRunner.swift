@@ -78,7 +78,7 @@ func runOrientctl(
 /// Every wait takes a deadline, so a hung orientctl fails the test instead of
 /// hanging it. The process is killed (SIGKILL) when this object goes away.
 final class OrientctlProcess {
-    let process = Process()
+    let process = ChildProcess()
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
     private var stdoutOpen = true

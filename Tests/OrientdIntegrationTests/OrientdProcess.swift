@@ -92,7 +92,7 @@ func runOrientd(
 /// Every wait takes a deadline, so a hung daemon fails the test instead of
 /// hanging it. The process is killed (SIGKILL) when this object goes away.
 final class OrientdProcess {
-    let process = Process()
+    let process = ChildProcess()
     /// When the process was launched.
     let launched: ContinuousClock.Instant
     private let stdoutPipe = Pipe()

@@ -12,16 +12,31 @@ import Glibc
 enum ProcessStats {
     /// The number of entries in /proc/PID/fd.
     static func fdCount(_ pid: Int32) -> Int? {
-        // Not readdir + `entry.pointee`: that copies a whole `dirent` from a
-        // record only `d_reclen` long and can read past glibc's buffer.
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
+        entries("/proc/\(pid)/fd")?.count
+    }
+
+    /// The names in a directory, without `.` and `..`. Each name is read in
+    /// place: copying `entry.pointee` (a whole `dirent`) from a record only
+    /// `d_reclen` long reads past glibc's buffer at its last entry, and
+    /// Foundation's directory listing is not trusted here for the same reason
+    /// (ChildProcess.swift).
+    static func entries(_ path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return nil }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     /// What each of the process's fds points at (`socket:[123]`, `anon_inode:[eventpoll]`, …),
     /// by kind and count: for a failure message that says what leaked.
     static func fdKinds(_ pid: Int32) -> [String: Int] {
         let directory = "/proc/\(pid)/fd"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [:] }
+        guard let names = entries(directory) else { return [:] }
         var kinds: [String: Int] = [:]
         for name in names {
             var target = [CChar](repeating: 0, count: 4096)
