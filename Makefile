@@ -59,13 +59,15 @@ run: build
 # Unit and integration tests (Swift); the real daemon against fake IIO
 # accelerometers under umockdev (Python's Testbed API needs Debian's python3-gi,
 # hence /usr/bin/python3); under systemd's conventions (socket activation,
-# notify, journald); and the units, install layout and man pages.
+# notify, journald); the units, install layout and man pages; and a short
+# fuzz pass (CHECK_FUZZ_SECONDS per libFuzzer target, default 10).
 check: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build
 	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/umockdev -v
 	/usr/bin/python3 -m unittest discover -s Tests/activation -v
 	/usr/bin/python3 -m unittest discover -s Tests/systemd -v
+	FUZZ_SECONDS=$${CHECK_FUZZ_SECONDS:-10} SWIFT="$(SWIFT)" FuzzTesting/run.sh
 
 test: check
 
@@ -85,14 +87,14 @@ bench: deps
 # 5) with hundreds of churning clients, failing if RSS or fds trend upward; the
 # test suites under AddressSanitizer and ThreadSanitizer.
 fuzz: deps
-	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} FuzzTesting/run.sh
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} SWIFT="$(SWIFT)" FuzzTesting/run.sh
 
 soak: deps
 	$(SWIFT) build -c release $(SWIFT_FLAGS)
 	/usr/bin/python3 scripts/soak.py
 
 check-sanitize: deps
-	scripts/check-sanitize.sh
+	SWIFT="$(SWIFT)" scripts/check-sanitize.sh
 
 # Regenerate the synthetic traces from the trajectory generator.
 traces: build

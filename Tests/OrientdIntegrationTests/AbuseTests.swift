@@ -51,6 +51,12 @@ struct AbuseTests {
     /// passes it.
     static let rssToleranceKiB = 1024
 
+    /// Set by scripts/check-sanitize.sh (`address` or `thread`): the sanitizers
+    /// inflate RSS several times over and slow everything, so the absolute RSS
+    /// and CPU-tick bounds are reported but not asserted; every other
+    /// expectation (fds, replies, final states) still holds.
+    static let sanitized = ProcessInfo.processInfo.environment["ORIENTD_SANITIZED"].map { !$0.isEmpty } ?? false
+
     /// The test process opens up to ~1,110 sockets: soft RLIMIT_NOFILE is often 1024.
     init() throws {
         let limit = ProcessStats.raiseFileLimit()
@@ -132,7 +138,7 @@ struct AbuseTests {
         let idleTicks = try #require(ProcessStats.cpuTicks(daemon.pid)) - ticksBefore
         // 5 ticks (50 ms, 2.5 % of a core) allows a scheduler tick charged by
         // accident; an accept loop spinning on a pending connection burns ~200.
-        #expect(idleTicks <= 5, "the daemon used \(idleTicks) ticks of CPU in the 2 s after the refusals")
+        #expect(Self.sanitized || idleTicks <= 5, "the daemon used \(idleTicks) ticks of CPU in the 2 s after the refusals")
 
         // At the limit the well-behaved ones are served and see changes.
         #expect(try watched.controller.request(Self.constrain("c", ["landscape"])).type == "ok")
@@ -253,7 +259,7 @@ struct AbuseTests {
         let ticksBefore = try #require(ProcessStats.cpuTicks(daemon.pid))
         ProcessStats.pause(seconds: 0.5)
         let idleTicks = try #require(ProcessStats.cpuTicks(daemon.pid)) - ticksBefore
-        #expect(idleTicks <= 3, "the daemon used \(idleTicks) ticks of CPU in the 0.5 s after the storm")
+        #expect(Self.sanitized || idleTicks <= 3, "the daemon used \(idleTicks) ticks of CPU in the 0.5 s after the storm")
         prober.close()
         for filler in fillers { filler.close() }
 
@@ -460,7 +466,7 @@ struct AbuseTests {
         // state line (~270 bytes × 10,000 ≈ 2.6 MiB, doubled by array growth);
         // the daemon keeps at most one partial line and an "owed" flag.
         let growth = peakRSS - baseline.rssKiB
-        #expect(growth < Self.rssToleranceKiB, "RSS grew by \(growth) KiB while a subscriber did not read (samples \(rssSamples))")
+        #expect(Self.sanitized || growth < Self.rssToleranceKiB, "RSS grew by \(growth) KiB while a subscriber did not read (samples \(rssSamples))")
 
         // It reads at last: what the kernel held, then the latest state, then nothing more.
         let drained = try stalled.read(until: { $0.type == "state" && $0.tMs == final.tMs }, timeout: 10)
@@ -962,7 +968,7 @@ struct AbuseTests {
             sourceLocation: sourceLocation)
         let rss = ProcessStats.waitFor(timeout: 2, { ProcessStats.rssKiB(daemon.pid) }, until: { $0 <= baseline.rssKiB + rssToleranceKiB })
         #expect(
-            rss.met, "RSS \(rss.value ?? -1) KiB, baseline \(baseline.rssKiB) KiB (tolerance \(rssToleranceKiB) KiB)",
+            sanitized || rss.met, "RSS \(rss.value ?? -1) KiB, baseline \(baseline.rssKiB) KiB (tolerance \(rssToleranceKiB) KiB)",
             sourceLocation: sourceLocation)
         return Recovery(fds: fds.value ?? -1, rssKiB: rss.value ?? -1, baselineRSSKiB: baseline.rssKiB)
     }
