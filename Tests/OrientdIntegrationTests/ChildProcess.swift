@@ -35,9 +35,12 @@ final class ChildProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var pid: pid_t = 0
     private var waitStatus: Int32?
+    private var exitedAt: ContinuousClock.Instant?
 
     var processIdentifier: Int32 { lock.withLock { pid } }
     var isRunning: Bool { lock.withLock { pid != 0 && waitStatus == nil } }
+    /// When `waitpid` saw the child exit; nil while it runs.
+    var exitInstant: ContinuousClock.Instant? { lock.withLock { exitedAt } }
 
     /// The exit code, or the signal number when `terminationReason` is `.uncaughtSignal`.
     var terminationStatus: Int32 {
@@ -103,7 +106,8 @@ final class ChildProcess: @unchecked Sendable {
         Thread.detachNewThread { [self] in
             var status: Int32 = 0
             while waitpid(spawned, &status, 0) < 0, errno == EINTR {}
-            lock.withLock { waitStatus = status }
+            let now = ContinuousClock.now
+            lock.withLock { (waitStatus, exitedAt) = (status, now) }
             terminationHandler?(self)
         }
     }

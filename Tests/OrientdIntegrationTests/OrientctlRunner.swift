@@ -73,184 +73,22 @@ func runOrientctl(
     return process.result(timedOut: !exited)
 }
 
-/// A running `orientctl` whose stdout is read line by line as it arrives.
-///
-/// Every wait takes a deadline, so a hung orientctl fails the test instead of
-/// hanging it. The process is killed (SIGKILL) when this object goes away.
-final class OrientctlProcess {
-    let process = ChildProcess()
-    private let stdoutPipe = Pipe()
-    private let stderrPipe = Pipe()
-    private var stdoutOpen = true
-    private var stderrOpen = true
-    private var stdoutBytes: [UInt8] = []
-    private var stderrBytes: [UInt8] = []
-    private let exitSignal = DispatchSemaphore(value: 0)
-    private var exited = false
-    /// The status `waitid` saw (shell convention), when it saw the exit before Foundation did.
-    private var observedStatus: Int32?
-
+/// A running `orientctl` whose stdout is read line by line as it arrives (`PipedProcess`).
+final class OrientctlProcess: PipedProcess {
     init(_ arguments: [String], launcher: [String] = [], environment extra: [String: String] = [:]) throws {
         var environment = ProcessInfo.processInfo.environment
         // Every test names its socket; the host's daemon is never reached.
         environment.removeValue(forKey: "ORIENTD_SOCKET")
         environment["SWIFT_BACKTRACE"] = "enable=no"
         for (key, value) in extra { environment[key] = value }
-        if let command = launcher.first {
-            process.executableURL = URL(fileURLWithPath: command)
-            process.arguments = Array(launcher.dropFirst()) + [Orientctl.binary] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: Orientctl.binary)
-            process.arguments = arguments
-        }
-        process.environment = environment
-        process.currentDirectoryURL = Orientctl.packageRoot
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        let signal = exitSignal
-        process.terminationHandler = { _ in signal.signal() }
-        try process.run()
-    }
-
-    deinit {
-        if !hasExited() {
-            Glibc.kill(pid, SIGKILL)
-            _ = waitForExit(deadline: ContinuousClock.now + .seconds(5))
-        }
-        if stdoutOpen { try? stdoutPipe.fileHandleForReading.close() }
-        if stderrOpen { try? stderrPipe.fileHandleForReading.close() }
-    }
-
-    var pid: Int32 { process.processIdentifier }
-
-    /// Everything orientctl wrote to stderr so far.
-    var stderr: String { String(decoding: stderrBytes, as: UTF8.self) }
-
-    /// The next stdout line (without its newline), or nil at the end of stdout or at the deadline.
-    func readLine(timeout: Double) -> String? {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while true {
-            if let newline = stdoutBytes.firstIndex(of: 0x0A) {
-                let line = String(decoding: stdoutBytes[..<newline], as: UTF8.self)
-                stdoutBytes.removeSubrange(...newline)
-                return line
-            }
-            if !stdoutOpen || ContinuousClock.now >= deadline { return nil }
-            pump(until: deadline)
-        }
-    }
-
-    /// Reads lines until one satisfies `predicate`; nil at the end of stdout or the deadline.
-    func readLine(timeout: Double, until predicate: (String) -> Bool) -> (match: String?, read: [String]) {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        var read: [String] = []
-        while true {
-            let remaining = max(0, seconds(deadline - ContinuousClock.now))
-            guard let line = readLine(timeout: remaining) else { return (nil, read) }
-            read.append(line)
-            if predicate(line) { return (line, read) }
-        }
-    }
-
-    /// Sends `signal` (nothing when the process is gone).
-    func send(signal: Int32) {
-        guard !hasExited() else { return }
-        Glibc.kill(pid, signal)
-    }
-
-    /// SIGKILL, then waits for the process to go.
-    func kill() {
-        send(signal: SIGKILL)
-        _ = waitForExit(deadline: ContinuousClock.now + .seconds(5))
-    }
-
-    /// Waits for the process to exit, reading its output meanwhile (so a full pipe
-    /// cannot block it). False if it is still running at `deadline`. Does not
-    /// wait for the pipes to close: a grandchild may still hold them.
-    func waitForExit(deadline: ContinuousClock.Instant) -> Bool {
-        while !hasExited() {
-            let now = ContinuousClock.now
-            guard now < deadline else { return false }
-            if stdoutOpen || stderrOpen {
-                pump(until: min(deadline, now + .milliseconds(10)))
-            } else if exitSignal.wait(timeout: .now() + min(seconds(deadline - now), 0.01)) == .success {
-                exited = true
-            }
-        }
-        return true
-    }
-
-    /// Whether the process has exited. Foundation reports an exit only once every
-    /// process that inherited its internal socket is gone, so a command `hold`
-    /// left running would hide orientctl's death; `waitid(WNOWAIT)` sees it at once
-    /// without reaping (Foundation still reaps it later).
-    private func hasExited() -> Bool {
-        if exited { return true }
-        if exitSignal.wait(timeout: .now()) == .success {
-            exited = true
-            return true
-        }
-        var info = siginfo_t()
-        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0,
-            info._sifields._sigchld.si_pid == pid
-        else { return false }
-        let code = info._sifields._sigchld.si_status
-        observedStatus = info.si_code == Int32(CLD_EXITED) ? code : 128 + code
-        exited = true
-        return true
-    }
-
-    func waitForExit(timeout: Double) -> Bool {
-        waitForExit(deadline: ContinuousClock.now + .seconds(timeout))
-    }
-
-    /// Reads stdout and stderr until both end or `deadline` passes.
-    func readToEnd(deadline: ContinuousClock.Instant) {
-        while stdoutOpen || stderrOpen, ContinuousClock.now < deadline { pump(until: deadline) }
-    }
-
-    /// The exit status, 128 + N when signal N ended it; -1 while running.
-    var status: Int32 {
-        guard exited else { return -1 }
-        if let observedStatus { return observedStatus }
-        let status = process.terminationStatus
-        return process.terminationReason == .uncaughtSignal ? 128 + status : status
+        let command = launcher.first ?? Orientctl.binary
+        let arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [Orientctl.binary] + arguments
+        try super.init(executable: command, arguments: arguments, environment: environment, directory: Orientctl.packageRoot)
     }
 
     /// The outcome so far (stdout not yet taken by `readLine`, all of stderr).
     func result(timedOut: Bool) -> OrientctlRun {
-        OrientctlRun(
-            status: status, stdout: String(decoding: stdoutBytes, as: UTF8.self), stderr: stderr, timedOut: timedOut)
-    }
-
-    /// Waits (at most until `deadline`) for output on the open pipes and reads what is there.
-    private func pump(until deadline: ContinuousClock.Instant) {
-        let outFD = stdoutPipe.fileHandleForReading.fileDescriptor
-        let errFD = stderrPipe.fileHandleForReading.fileDescriptor
-        var fds: [pollfd] = []
-        if stdoutOpen { fds.append(pollfd(fd: outFD, events: Int16(POLLIN), revents: 0)) }
-        if stderrOpen { fds.append(pollfd(fd: errFD, events: Int16(POLLIN), revents: 0)) }
-        guard !fds.isEmpty else { return }
-        let remaining = max(0, seconds(deadline - ContinuousClock.now))
-        let ready = poll(&fds, nfds_t(fds.count), Int32(min(remaining * 1000, 1000).rounded(.up)))
-        guard ready > 0 else { return }
-        for entry in fds where entry.revents != 0 {
-            let isStdout = stdoutOpen && entry.fd == outFD
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            let n = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                if isStdout { stdoutBytes += chunk[..<n] } else { stderrBytes += chunk[..<n] }
-            } else if n == 0 || errno != EINTR {
-                if isStdout {
-                    stdoutOpen = false
-                    try? stdoutPipe.fileHandleForReading.close()
-                } else {
-                    stderrOpen = false
-                    try? stderrPipe.fileHandleForReading.close()
-                }
-            }
-        }
+        OrientctlRun(status: status, stdout: unreadStdout, stderr: stderr, timedOut: timedOut)
     }
 }
 

@@ -87,27 +87,10 @@ func runOrientd(
     return process.result(timedOut: !exited)
 }
 
-/// A running `orientd` whose stdout is read line by line as it arrives.
-///
-/// Every wait takes a deadline, so a hung daemon fails the test instead of
-/// hanging it. The process is killed (SIGKILL) when this object goes away.
-final class OrientdProcess {
-    let process = ChildProcess()
-    /// When the process was launched.
-    let launched: ContinuousClock.Instant
-    private let stdoutPipe = Pipe()
-    private let stderrPipe = Pipe()
-    private var stdoutOpen = true
-    private var stderrOpen = true
-    private var stdoutBytes: [UInt8] = []
-    private var stderrBytes: [UInt8] = []
-    private let exitSignal = DispatchSemaphore(value: 0)
-    private var exited = false
-    private var exitInstant: ContinuousClock.Instant?
+/// A running `orientd` whose stdout is read line by line as it arrives
+/// (`PipedProcess`), with an empty state directory of its own.
+final class OrientdProcess: PipedProcess {
     private let stateDirectory: TemporaryDirectory
-
-    /// True once stdout reached its end (the daemon closed it, exited, or we closed our end).
-    private(set) var stdoutEnded = false
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         stateDirectory = try TemporaryDirectory()
@@ -119,147 +102,13 @@ final class OrientdProcess {
         if !arguments.contains("--exit-at-end") { env["ORIENTD_SOCKET"] = stateDirectory.file("orientd.sock") }
         env["SWIFT_BACKTRACE"] = "enable=no"
         for (key, value) in environment { env[key] = value }
-        process.executableURL = URL(fileURLWithPath: Orientd.binary)
-        process.arguments = arguments
-        process.environment = env
-        process.currentDirectoryURL = Orientd.packageRoot
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        let signal = exitSignal
-        process.terminationHandler = { _ in signal.signal() }
-        launched = ContinuousClock.now
-        try process.run()
-    }
-
-    deinit {
-        if !exited, process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            _ = exitSignal.wait(timeout: .now() + 5)
-        }
-        closeStdout()
-        if stderrOpen { try? stderrPipe.fileHandleForReading.close() }
-    }
-
-    /// Seconds since launch.
-    var elapsed: Double { seconds(ContinuousClock.now - launched) }
-
-    /// Everything the daemon wrote to stderr so far.
-    var stderr: String { String(decoding: stderrBytes, as: UTF8.self) }
-
-    /// The next stdout line (without its newline), or nil at the end of stdout or at `deadline`.
-    func readLine(deadline: ContinuousClock.Instant) -> String? {
-        while true {
-            if let newline = stdoutBytes.firstIndex(of: 0x0A) {
-                let line = String(decoding: stdoutBytes[..<newline], as: UTF8.self)
-                stdoutBytes.removeSubrange(...newline)
-                return line
-            }
-            if !stdoutOpen || ContinuousClock.now >= deadline { return nil }
-            pump(until: deadline)
-        }
-    }
-
-    /// `readLine(deadline:)` with a timeout in seconds from now.
-    func readLine(timeout: Double) -> String? {
-        readLine(deadline: ContinuousClock.now + .seconds(timeout))
-    }
-
-    /// Reads stdout and stderr until both end or `deadline` passes.
-    func readToEnd(deadline: ContinuousClock.Instant) {
-        while (stdoutOpen || stderrOpen), ContinuousClock.now < deadline { pump(until: deadline) }
-    }
-
-    /// Closes our end of the stdout pipe: the daemon's next write gets EPIPE.
-    func closeStdout() {
-        guard stdoutOpen else { return }
-        stdoutOpen = false
-        stdoutEnded = true
-        try? stdoutPipe.fileHandleForReading.close()
-    }
-
-    /// Sends SIGTERM.
-    func terminate() {
-        guard !exited else { return }
-        Glibc.kill(process.processIdentifier, SIGTERM)
-    }
-
-    /// Sends SIGKILL and waits for the process to go.
-    func kill() {
-        guard !exited else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        _ = waitForExit(deadline: ContinuousClock.now + .seconds(5))
-    }
-
-    /// Waits for the process to exit, reading its output meanwhile (so a full pipe
-    /// cannot block it). False if it is still running at `deadline`.
-    func waitForExit(deadline: ContinuousClock.Instant) -> Bool {
-        while !exited {
-            if exitSignal.wait(timeout: .now()) == .success {
-                exited = true
-                exitInstant = ContinuousClock.now
-                break
-            }
-            let now = ContinuousClock.now
-            guard now < deadline else { return false }
-            if stdoutOpen || stderrOpen {
-                pump(until: min(deadline, now + .milliseconds(20)))
-            } else {
-                let wait = min(seconds(deadline - now), 0.02)
-                if exitSignal.wait(timeout: .now() + wait) == .success {
-                    exited = true
-                    exitInstant = ContinuousClock.now
-                }
-            }
-        }
-        return true
-    }
-
-    /// `waitForExit(deadline:)` with a timeout in seconds from now.
-    func waitForExit(timeout: Double) -> Bool {
-        waitForExit(deadline: ContinuousClock.now + .seconds(timeout))
+        try super.init(executable: Orientd.binary, arguments: arguments, environment: env, directory: Orientd.packageRoot)
     }
 
     /// The outcome; call after `waitForExit` returned true (or after `kill()`).
     func result(timedOut: Bool) -> OrientdRun {
-        let signalled = exited && process.terminationReason == .uncaughtSignal
-        let status = exited ? process.terminationStatus : -1
-        return OrientdRun(
-            status: signalled ? 128 + status : status,
-            signal: signalled ? status : nil,
-            stdout: String(decoding: stdoutBytes, as: UTF8.self),
-            stderr: stderr,
-            wallSeconds: seconds((exitInstant ?? ContinuousClock.now) - launched),
-            timedOut: timedOut)
-    }
-
-    /// Waits (at most until `deadline`) for output on the open pipes and reads what is there.
-    private func pump(until deadline: ContinuousClock.Instant) {
-        var fds: [pollfd] = []
-        if stdoutOpen { fds.append(pollfd(fd: stdoutPipe.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
-        if stderrOpen { fds.append(pollfd(fd: stderrPipe.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
-        guard !fds.isEmpty else { return }
-        let remaining = max(0, seconds(deadline - ContinuousClock.now))
-        let timeoutMs = Int32(min(remaining * 1000, 1000).rounded(.up))
-        let ready = poll(&fds, nfds_t(fds.count), timeoutMs)
-        guard ready > 0 else { return }
-        for entry in fds where entry.revents != 0 {
-            let isStdout = stdoutOpen && entry.fd == stdoutPipe.fileHandleForReading.fileDescriptor
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            let n = chunk.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                if isStdout { stdoutBytes += chunk[..<n] } else { stderrBytes += chunk[..<n] }
-            } else if n == 0 || errno != EINTR {
-                if isStdout {
-                    stdoutOpen = false
-                    stdoutEnded = true
-                    try? stdoutPipe.fileHandleForReading.close()
-                } else {
-                    stderrOpen = false
-                    try? stderrPipe.fileHandleForReading.close()
-                }
-            }
-        }
+        OrientdRun(
+            status: status, signal: signal, stdout: unreadStdout, stderr: stderr, wallSeconds: wallSeconds, timedOut: timedOut)
     }
 }
 
