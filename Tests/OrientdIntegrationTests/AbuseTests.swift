@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -172,7 +171,7 @@ struct AbuseTests {
             var refused = 0
             var other: [String] = []
         }
-        let counts = Mutex(Counts())
+        let counts = Locked(Counts())
         var stopped: Bool { counts.withLock { $0.stop } }
     }
 
@@ -501,7 +500,7 @@ struct AbuseTests {
             var bytes = 0
             var connectFailures = 0
         }
-        let counts = Mutex(Counts())
+        let counts = Locked(Counts())
         var stopped: Bool { counts.withLock { $0.stop } }
     }
 

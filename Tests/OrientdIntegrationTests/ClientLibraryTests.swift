@@ -1,7 +1,6 @@
 import Foundation
 import OrientClient
 import OrientSense
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -339,7 +338,7 @@ struct ClientLibraryTests {
 /// Ending the recorder (deinit) cancels the consuming task, which ends the stream.
 final class StreamRecorder<Element: Sendable>: Sendable {
     private final class Storage: Sendable {
-        let items = Mutex<[Element]>([])
+        let items = Locked<[Element]>([])
     }
 
     private let storage: Storage
