@@ -183,6 +183,27 @@ def swift_stdlib(pid):
         return "shared" if "libswiftCore.so" in f.read() else "static"
 
 
+def rss_by_mapping(pid, top=12):
+    """Where the resident pages are: Rss (KiB) summed per mapped file ([heap],
+    [stack], anonymous mappings as "[anon]"), the largest `top` and the rest."""
+    totals = {}
+    name = None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            fields = line.split()
+            if "-" in fields[0] and not fields[0].endswith(":"):
+                name = os.path.basename(fields[5]) if len(fields) > 5 and fields[5].startswith("/") \
+                    else (fields[5] if len(fields) > 5 else "[anon]")
+            elif fields[0] == "Rss:":
+                totals[name] = totals.get(name, 0) + int(fields[1])
+    ordered = sorted(totals.items(), key=lambda item: -item[1])
+    result = dict(ordered[:top])
+    rest = sum(kib for _, kib in ordered[top:])
+    if rest:
+        result["(the rest)"] = rest
+    return result
+
+
 def threads(pid):
     return len(os.listdir(f"/proc/{pid}/task"))
 
@@ -581,7 +602,8 @@ class Bench:
                         peer.stop()
                     peer = None
 
-            self.idle(daemon, peer)
+            if not self.args.memory_only:
+                self.idle(daemon, peer)
 
             # One subscriber, one claimant: watched, still.
             watcher = StateWatcher(Client(daemon.socket))
@@ -596,8 +618,9 @@ class Bench:
                     peer_watcher = None
                 else:
                     wait_until(lambda: peer_watcher.current == "normal", 5, "iio-sensor-proxy to report normal")
-            self.watched_cpu(daemon, peer if peer_watcher else None)
-            self.step_latency(testbed, syspath, watcher, peer_watcher)
+            if not self.args.memory_only:
+                self.watched_cpu(daemon, peer if peer_watcher else None)
+                self.step_latency(testbed, syspath, watcher, peer_watcher)
 
             # 100 subscribers.
             for _ in range(99):
@@ -611,6 +634,7 @@ class Bench:
                       "orientd_rss_anon_file_shmem_kib": [status_kib(daemon.pid, f)
                                                           for f in ("RssAnon", "RssFile", "RssShmem")],
                       "orientd_threads": threads(daemon.pid), "orientd_swift_stdlib": swift_stdlib(daemon.pid),
+                      "orientd_rss_kib_by_mapping": rss_by_mapping(daemon.pid),
                       "note": "VmRSS counts the file-backed pages of the binary and its libraries that are mapped, "
                               "which also depends on what the page cache holds (fault-around): see RssFile"}
             if peer is not None and peer.process.poll() is None:
@@ -619,6 +643,7 @@ class Bench:
                 memory["peer_rss_anon_file_shmem_kib"] = [status_kib(peer.pid, f)
                                                           for f in ("RssAnon", "RssFile", "RssShmem")]
                 memory["peer_threads"] = threads(peer.pid)
+                memory["peer_rss_kib_by_mapping"] = rss_by_mapping(peer.pid)
             self.details["memory"] = memory
             log(f"RSS: orientd {rss} KiB with 100 subscribers; peer {memory.get('peer_vmrss_kib_1_claimant')} KiB")
         except Exception as error:
@@ -784,7 +809,7 @@ class Bench:
         return {"cores": os.cpu_count(), "kernel": platform.release(), "loadavg_at_end": os.getloadavg(),
                 "orientd": str(ORIENTD), "orientd_bytes": stat.st_size,
                 "orientd_built": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(stat.st_mtime)) + "Z",
-                "quick": self.args.quick}
+                "quick": self.args.quick, "memory_only": self.args.memory_only}
 
     def write(self, path):
         data = dict(self.results)
@@ -858,6 +883,9 @@ def main():
     parser.add_argument("--cpu-window-s", type=float, default=20.0)
     parser.add_argument("--cpu-windows", type=int, default=3)
     parser.add_argument("--turns", type=int, default=40)
+    parser.add_argument("--memory-only", action="store_true",
+                        help="only rss_kib_100_clients (and the peer's RSS): no classifier, fan-out, idle, CPU or "
+                             "latency figures (those keys stay null)")
     parser.add_argument("--turn-ms", type=float, default=300.0)
     parser.add_argument("--step-ms", type=float, default=10.0)
     args = parser.parse_args()
@@ -874,12 +902,17 @@ def main():
         sys.exit(f"bench.py: {ORIENTD} is missing: run `swift build -c release` first")
 
     bench = Bench(args)
+    if args.memory_only:
+        for key, _ in KEYS:
+            if key != "rss_kib_100_clients":
+                bench.reasons[key] = "not measured (--memory-only)"
     started = time.monotonic()
     try:
-        log("classifier throughput")
-        bench.classifier()
-        log("fan-out")
-        bench.fanout()
+        if not args.memory_only:
+            log("classifier throughput")
+            bench.classifier()
+            log("fan-out")
+            bench.fanout()
         log("umockdev: idle, watched CPU, step latency, RSS (orientd and iio-sensor-proxy)")
         bench.umockdev()
     finally:
