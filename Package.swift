@@ -17,18 +17,11 @@ var package = Package(
         .library(name: "OrientSense", targets: ["OrientSense"]),
     ],
     targets: [
-        // libiio and libudev through pkg-config; Debian packages as providers.
-        .systemLibrary(
-            name: "CIIO",
-            pkgConfig: "libiio",
-            providers: [.apt(["libiio-dev", "libudev-dev"])]
-        ),
-        // libsystemd's daemon API (sd_notify, sd_listen_fds, watchdog).
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
+        // libiio's and libudev's headers (Debian: libiio-dev, libudev-dev).
+        // Only libudev is linked: libiio is loaded with dlopen when buffered
+        // capture starts, so that its dependencies (libxml2, ICU, avahi,
+        // D-Bus, libsystemd) stay out of a daemon that polls (IIO.swift).
+        .systemLibrary(name: "CIIO"),
         // epoll, timerfd, signalfd and SO_PEERCRED, which Glibc's module lacks.
         .systemLibrary(name: "CLinux"),
         // The pure core: no C, no I/O, no clocks.
@@ -36,7 +29,7 @@ var package = Package(
         // Synthetic trajectories (seeded noise, linear acceleration, tilt) for tests and traces/.
         .target(name: "OrientSynth", dependencies: ["OrientSense"]),
         // The daemon's I/O: mock replay, (later) sensors, event loop, socket server.
-        .target(name: "OrientDaemon", dependencies: ["OrientSense", "CIIO", "CLinux", "CSystemd"]),
+        .target(name: "OrientDaemon", dependencies: ["OrientSense", "CIIO", "CLinux"]),
         .executableTarget(name: "orientd", dependencies: ["OrientDaemon", "OrientSense"]),
         .executableTarget(name: "tracegen", dependencies: ["OrientSynth", "OrientSense"]),
         // The client library for apps: the socket protocol only, never libiio or libudev.
