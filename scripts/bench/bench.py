@@ -231,7 +231,17 @@ class Orientd:
     def _listening(self):
         if self.process.poll() is not None:
             raise RuntimeError(f"{self.name} exited with {self.process.returncode}: {self.log_text()[-2000:]}")
-        return os.path.exists(self.socket)
+        if not os.path.exists(self.socket):
+            return False
+        # The path exists from bind(2) on, but connections are refused until listen(2).
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(self.socket)
+            return True
+        except (ConnectionRefusedError, FileNotFoundError):
+            return False
+        finally:
+            probe.close()
 
     def log_text(self):
         return self.log_path.read_text(errors="replace")
