@@ -204,6 +204,24 @@ def rss_by_mapping(pid, top=12):
     return result
 
 
+def linked_swift_modules(binary):
+    """Which of the Swift modules docs/architecture.md (Memory) keeps out of
+    orientd are in `binary` anyway: their mangled names, or the shared
+    library's name, appear in it."""
+    data = Path(binary).read_bytes()
+    markers = {"_StringProcessing": (b"17_StringProcessing", b"libswift_StringProcessing"),
+               "_RegexParser": (b"12_RegexParser", b"libswift_RegexParser"),
+               "_Concurrency": (b"swift_task_enqueueGlobal", b"libswift_Concurrency")}
+    return sorted(name for name, needles in markers.items() if any(n in data for n in needles))
+
+
+def mapped_libraries(pid):
+    """The shared objects mapped into the process (basenames, sorted)."""
+    with open(f"/proc/{pid}/maps") as f:
+        paths = {line.split()[5] for line in f if len(line.split()) > 5 and ".so" in line.split()[5]}
+    return sorted(os.path.basename(p) for p in paths)
+
+
 def threads(pid):
     return len(os.listdir(f"/proc/{pid}/task"))
 
@@ -645,6 +663,8 @@ class Bench:
                                                           for f in ("RssAnon", "RssFile", "RssShmem")],
                       "orientd_threads": threads(daemon.pid), "orientd_swift_stdlib": swift_stdlib(daemon.pid),
                       "orientd_rss_kib_by_mapping": rss_by_mapping(daemon.pid),
+                      "orientd_libraries": mapped_libraries(daemon.pid),
+                      "orientd_links_swift_modules_kept_out": linked_swift_modules(ORIENTD),
                       "note": "VmRSS counts the file-backed pages of the binary and its libraries that are mapped, "
                               "which also depends on what the page cache holds (fault-around): see RssFile"}
             if peer is not None and peer.process.poll() is None:
