@@ -20,7 +20,7 @@ public struct SensorError: Error, Sendable, CustomStringConvertible {
 /// The polled path reads and writes sysfs attributes itself (one `read(2)` of
 /// `in_accel_x_raw`, as libiio would do). libiio is loaded with dlopen(3) the
 /// first time buffered capture starts: it brings libxml2, ICU, avahi, D-Bus,
-/// libsystemd and libusb with it, about 2.5 MiB resident that a polled sensor
+/// libsystemd and libusb with it, about 2.4 MiB resident that a polled sensor
 /// never needs. This is the only file that calls libiio.
 ///
 /// Owned by the event loop's thread. Dropping it releases the libiio context,
