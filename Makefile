@@ -75,9 +75,11 @@ test: check
 # idle wakeups, and orientd side by side with iio-sensor-proxy on the same
 # umockdev-faked accelerometer (ratios measured in one run). Prints a table and
 # writes $(BENCH_OUT) (default .build/bench.json). See scripts/bench/README.md.
+# orientd is built as `make install` builds it (static Swift runtime), so the
+# memory figure is the installed daemon's.
 bench: DEBIAN_DEPS += iio-sensor-proxy dbus-daemon
 bench: deps
-	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
 	rm -f Benchmarks/.build/release/description.json
 	cd Benchmarks && $(SWIFT) build -c release $(SWIFT_FLAGS)
 	mkdir -p .build && BENCH_OUT=$${BENCH_OUT:-$(CURDIR)/.build/bench.json} umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py

@@ -14,165 +14,305 @@ public struct SensorError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// Every libiio call of the daemon: one accelerometer opened through a local
-/// context, its raw attributes read on demand (the polled path), its
-/// `sampling_frequency` set, and (when asked) a buffer of scans.
+/// One accelerometer: its raw attributes read on demand (the polled path), its
+/// `sampling_frequency` set, and (when asked) a buffer of scans through libiio.
 ///
-/// Owned by the event loop's thread. Dropping it releases the context, so an
-/// idle daemon holds nothing open.
+/// The polled path reads and writes sysfs attributes itself (one `read(2)` of
+/// `in_accel_x_raw`, as libiio would do). libiio is loaded with dlopen(3) the
+/// first time buffered capture starts: it brings libxml2, ICU, avahi, D-Bus,
+/// libsystemd and libusb with it, about 2.4 MiB resident that a polled sensor
+/// never needs. This is the only file that calls libiio.
+///
+/// Owned by the event loop's thread. Dropping it releases the libiio context,
+/// so an idle daemon holds nothing open.
 public final class IIOAccelerometer {
     /// The device id (`iio:device0`).
     public let sysname: String
-    private let context: OpaquePointer
-    private let device: OpaquePointer
-    private let axes: [OpaquePointer]
-    private var buffer: OpaquePointer?
-    private var bufferChannels: [(channel: OpaquePointer, type: ScanType)] = []
-    private var timestampChannel: (channel: OpaquePointer, type: ScanType)?
+    /// The device's sysfs directory, as libiio's local backend finds it.
+    private let directory: String
+    private var capture: BufferedCapture?
 
-    /// Opens the accelerometer `sysname` (`iio:deviceN`).
+    /// Opens the accelerometer `sysname` (`iio:deviceN`): checks that its x, y
+    /// and z channels exist (as raw attributes or scan elements).
     public init(sysname: String) throws(SensorError) {
         self.sysname = sysname
-        guard let context = iio_create_local_context() else {
-            throw SensorError(message: "libiio: cannot create a local context: \(String(cString: strerror(errno)))", code: errno)
+        directory = "/sys/bus/iio/devices/\(sysname)"
+        guard access(directory, F_OK) == 0 else {
+            throw SensorError(message: "\(sysname): no such IIO device (\(String(cString: strerror(errno))))", code: ENODEV)
         }
-        guard let device = iio_context_find_device(context, sysname) else {
-            iio_context_destroy(context)
-            throw SensorError(message: "libiio: no device \(sysname)", code: ENODEV)
-        }
-        var axes: [OpaquePointer] = []
-        for name in ["accel_x", "accel_y", "accel_z"] {
-            guard let channel = iio_device_find_channel(device, name, false) else {
-                iio_context_destroy(context)
-                throw SensorError(message: "libiio: \(sysname) has no \(name) channel", code: ENODEV)
+        for axis in IIOAccelerometer.axisNames {
+            guard access("\(directory)/in_accel_\(axis)_raw", F_OK) == 0
+                || access("\(directory)/scan_elements/in_accel_\(axis)_en", F_OK) == 0
+            else {
+                throw SensorError(message: "\(sysname) has no accel_\(axis) channel", code: ENODEV)
             }
-            axes.append(channel)
         }
-        self.context = context
-        self.device = device
-        self.axes = axes
     }
 
     deinit {
         stopBuffer()
-        iio_context_destroy(context)
     }
+
+    private static let axisNames = ["x", "y", "z"]
 
     /// Reads `in_accel_{x,y,z}_raw` (the polled path), parsed in the C locale.
     public func readRaw() throws(SensorError) -> Vector3 {
         var values: [Double] = []
         values.reserveCapacity(3)
-        for (index, channel) in axes.enumerated() {
-            let text = try readAttribute(channel: channel, "raw", axis: index)
+        for axis in IIOAccelerometer.axisNames {
+            let name = "in_accel_\(axis)_raw"
+            let text = try readAttribute(name)
             guard let value = DecimalNumber.parse(text.trimmingWhitespace()) else {
-                throw SensorError(message: "\(sysname): in_accel_\(["x", "y", "z"][index])_raw is not a number: '\(text.prefix(32))'", code: EINVAL)
+                throw SensorError(message: "\(sysname): \(name) is not a number: '\(text.prefix(32))'", code: EINVAL)
             }
             values.append(value)
         }
         return Vector3(values[0], values[1], values[2])
     }
 
-    private func readAttribute(channel: OpaquePointer, _ attribute: String, axis: Int) throws(SensorError) -> String {
-        var bytes = [CChar](repeating: 0, count: 64)
-        let n = iio_channel_attr_read(channel, attribute, &bytes, bytes.count)
-        guard n > 0 else {
-            let code = Int32(-n)
-            throw SensorError(
-                message: "\(sysname): cannot read in_accel_\(["x", "y", "z"][axis])_\(attribute): \(String(cString: strerror(code)))",
-                code: code)
+    /// One sysfs attribute of the device, up to 63 bytes (what libiio's
+    /// attribute read returned for these), decoded as UTF-8.
+    private func readAttribute(_ name: String) throws(SensorError) -> String {
+        var bytes = [UInt8](repeating: 0, count: 63)
+        let fd = open("\(directory)/\(name)", O_RDONLY | O_CLOEXEC)
+        var n = -1
+        if fd >= 0 {
+            repeat {
+                n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            } while n < 0 && errno == EINTR
         }
-        return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let code = errno
+        if fd >= 0 { close(fd) }
+        guard n >= 0 else {
+            throw SensorError(message: "\(sysname): cannot read \(name): \(String(cString: strerror(code)))", code: code)
+        }
+        return String(decoding: bytes[0..<n], as: UTF8.self)
+    }
+
+    /// Writes `text` to a sysfs attribute of the device in one write(2); false
+    /// when it does not exist or refuses the value. (O_TRUNC, as libiio's
+    /// fopen "w": sysfs ignores it, but a plain file standing in for the
+    /// attribute, as under umockdev, would otherwise keep its old tail.)
+    private func writeAttribute(_ name: String, _ text: String) -> Bool {
+        let fd = open("\(directory)/\(name)", O_WRONLY | O_TRUNC | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return writeAll(fd: fd, Array(text.utf8))
+    }
+
+    private func hasAttribute(_ name: String) -> Bool {
+        access("\(directory)/\(name)", F_OK) == 0
     }
 
     /// Writes the sampling frequency (`sampling_frequency`, else
-    /// `in_accel_sampling_frequency`); returns false when neither exists or takes it.
+    /// `in_accel_sampling_frequency`, else `in_accel_x_sampling_frequency`);
+    /// returns false when none exists or takes it.
     @discardableResult
     public func setSamplingFrequency(_ hz: Double) -> Bool {
         let text = formatFrequency(hz)
-        if iio_device_find_attr(device, "sampling_frequency") != nil {
-            return iio_device_attr_write(device, "sampling_frequency", text) > 0
-        }
-        if iio_channel_find_attr(axes[0], "sampling_frequency") != nil {
-            return iio_channel_attr_write(axes[0], "sampling_frequency", text) > 0
+        for name in ["sampling_frequency", "in_accel_sampling_frequency", "in_accel_x_sampling_frequency"]
+        where hasAttribute(name) {
+            return writeAttribute(name, text)
         }
         return false
     }
 
-    /// Writes 0 to `in_accel_hysteresis` so an on-change sensor reports every
-    /// change; returns false when it has none or refuses.
+    /// Writes 0 to `in_accel_hysteresis` (or `in_accel_x_hysteresis`) so an
+    /// on-change sensor reports every change; returns false when it has none or refuses.
     @discardableResult
     public func clearHysteresis() -> Bool {
-        guard iio_channel_find_attr(axes[0], "hysteresis") != nil else { return false }
-        return iio_channel_attr_write(axes[0], "hysteresis", "0") > 0
+        for name in ["in_accel_hysteresis", "in_accel_x_hysteresis"] where hasAttribute(name) {
+            return writeAttribute(name, "0")
+        }
+        return false
     }
 
     // MARK: Buffered capture
 
-    /// Enables the x, y, z scan elements (and the timestamp when there is one),
-    /// creates a non-blocking buffer of `samples` scans and returns its poll fd.
+    /// Loads libiio (once), enables the x, y, z scan elements (and the
+    /// timestamp when there is one), creates a non-blocking buffer of `samples`
+    /// scans and returns its poll fd.
     public func startBuffer(samples: Int) throws(SensorError) -> Int32 {
         stopBuffer()
-        var channels: [(channel: OpaquePointer, type: ScanType)] = []
-        for channel in axes {
-            guard iio_channel_is_scan_element(channel), let format = iio_channel_get_data_format(channel) else {
-                throw SensorError(message: "\(sysname): no scan elements for the accel axes", code: ENOTSUP)
-            }
-            channels.append((channel, try ScanType.from(format: format.pointee)))
-            iio_channel_enable(channel)
-        }
-        if let timestamp = iio_device_find_channel(device, "timestamp", false), iio_channel_is_scan_element(timestamp),
-            let format = iio_channel_get_data_format(timestamp)
-        {
-            iio_channel_enable(timestamp)
-            timestampChannel = (timestamp, try ScanType.from(format: format.pointee))
-        }
-        attachDefaultTrigger()
-        guard let buffer = iio_device_create_buffer(device, max(1, samples), false) else {
-            let code = errno
-            for channel in axes { iio_channel_disable(channel) }
-            if let timestamp = timestampChannel?.channel { iio_channel_disable(timestamp) }
-            timestampChannel = nil
-            throw SensorError(message: "\(sysname): cannot create a buffer: \(String(cString: strerror(code)))", code: code)
-        }
-        _ = iio_buffer_set_blocking_mode(buffer, false)
-        let fd = iio_buffer_get_poll_fd(buffer)
-        guard fd >= 0 else {
-            iio_buffer_destroy(buffer)
-            throw SensorError(message: "\(sysname): buffer has no poll fd", code: -fd)
-        }
-        self.buffer = buffer
-        bufferChannels = channels
-        return fd
+        let capture = try BufferedCapture(sysname: sysname, samples: samples)
+        self.capture = capture
+        return capture.pollFD
     }
 
     /// Reads what the buffer holds: one (timestamp ns or nil, raw x/y/z) per scan.
     /// Returns an empty array when nothing is ready (EAGAIN).
     public func readBuffer() throws(SensorError) -> [(timestampNs: Int64?, raw: Vector3)] {
-        guard let buffer else { return [] }
-        let n = iio_buffer_refill(buffer)
+        try capture?.read() ?? []
+    }
+
+    /// Destroys the buffer (disables capture) and its libiio context if there is one.
+    public func stopBuffer() {
+        capture = nil
+    }
+}
+
+/// libiio's functions, looked up with dlsym(3) in the library dlopen(3) loads
+/// (`libiio.so.0`, never unloaded). Each field has the type iio.h declares.
+struct LibIIO {
+    let getVersion: orientd_iio_library_get_version_fn
+    let createLocalContext: orientd_iio_create_local_context_fn
+    let destroyContext: orientd_iio_context_destroy_fn
+    let findDevice: orientd_iio_context_find_device_fn
+    let findChannel: orientd_iio_device_find_channel_fn
+    let deviceName: orientd_iio_device_get_name_fn
+    let getTrigger: orientd_iio_device_get_trigger_fn
+    let setTrigger: orientd_iio_device_set_trigger_fn
+    let isTrigger: orientd_iio_device_is_trigger_fn
+    let createBuffer: orientd_iio_device_create_buffer_fn
+    let isScanElement: orientd_iio_channel_is_scan_element_fn
+    let dataFormat: orientd_iio_channel_get_data_format_fn
+    let enable: orientd_iio_channel_enable_fn
+    let disable: orientd_iio_channel_disable_fn
+    let setBlocking: orientd_iio_buffer_set_blocking_mode_fn
+    let pollFD: orientd_iio_buffer_get_poll_fd_fn
+    let refill: orientd_iio_buffer_refill_fn
+    let step: orientd_iio_buffer_step_fn
+    let first: orientd_iio_buffer_first_fn
+    let end: orientd_iio_buffer_end_fn
+    let destroyBuffer: orientd_iio_buffer_destroy_fn
+
+    /// Loads libiio, or says why it cannot.
+    init() throws(SensorError) {
+        guard let handle = dlopen(ORIENTD_LIBIIO_SONAME, RTLD_NOW | RTLD_LOCAL) else {
+            throw SensorError(message: "cannot load libiio: \(LibIIO.dlerrorText())", code: ENOTSUP)
+        }
+        func load<Function>(_ name: String) throws(SensorError) -> Function {
+            guard let address = dlsym(handle, name) else {
+                throw SensorError(message: "libiio has no \(name): \(LibIIO.dlerrorText())", code: ENOTSUP)
+            }
+            return unsafeBitCast(address, to: Function.self)
+        }
+        getVersion = try load("iio_library_get_version")
+        createLocalContext = try load("iio_create_local_context")
+        destroyContext = try load("iio_context_destroy")
+        findDevice = try load("iio_context_find_device")
+        findChannel = try load("iio_device_find_channel")
+        deviceName = try load("iio_device_get_name")
+        getTrigger = try load("iio_device_get_trigger")
+        setTrigger = try load("iio_device_set_trigger")
+        isTrigger = try load("iio_device_is_trigger")
+        createBuffer = try load("iio_device_create_buffer")
+        isScanElement = try load("iio_channel_is_scan_element")
+        dataFormat = try load("iio_channel_get_data_format")
+        enable = try load("iio_channel_enable")
+        disable = try load("iio_channel_disable")
+        setBlocking = try load("iio_buffer_set_blocking_mode")
+        pollFD = try load("iio_buffer_get_poll_fd")
+        refill = try load("iio_buffer_refill")
+        step = try load("iio_buffer_step")
+        first = try load("iio_buffer_first")
+        end = try load("iio_buffer_end")
+        destroyBuffer = try load("iio_buffer_destroy")
+    }
+
+    private static func dlerrorText() -> String {
+        dlerror().map { String(cString: $0) } ?? "unknown error"
+    }
+}
+
+/// A running buffered capture: a libiio local context, the device's enabled
+/// scan elements and a non-blocking buffer. Deinitialising it stops capture.
+private final class BufferedCapture {
+    private let iio: LibIIO
+    private let sysname: String
+    private let context: OpaquePointer
+    private let buffer: OpaquePointer
+    private let channels: [(channel: OpaquePointer, type: ScanType)]
+    private let timestamp: (channel: OpaquePointer, type: ScanType)?
+    /// The fd that polls readable when scans are ready.
+    let pollFD: Int32
+
+    init(sysname: String, samples: Int) throws(SensorError) {
+        let iio = try LibIIO()
+        guard let context = iio.createLocalContext() else {
+            throw SensorError(message: "libiio: cannot create a local context: \(String(cString: strerror(errno)))", code: errno)
+        }
+        var enabled: [OpaquePointer] = []
+        func fail(_ message: String, _ code: Int32) -> SensorError {
+            for channel in enabled { iio.disable(channel) }
+            iio.destroyContext(context)
+            return SensorError(message: "\(sysname): \(message)", code: code)
+        }
+        guard let device = iio.findDevice(context, sysname) else { throw fail("libiio finds no such device", ENODEV) }
+        var channels: [(channel: OpaquePointer, type: ScanType)] = []
+        for axis in ["accel_x", "accel_y", "accel_z"] {
+            guard let channel = iio.findChannel(device, axis, false), iio.isScanElement(channel),
+                let format = iio.dataFormat(channel)
+            else { throw fail("no scan elements for the accel axes", ENOTSUP) }
+            let type: ScanType
+            do { type = try ScanType.from(format: format.pointee) } catch { throw fail(error.message, error.code) }
+            channels.append((channel, type))
+            iio.enable(channel)
+            enabled.append(channel)
+        }
+        var timestamp: (channel: OpaquePointer, type: ScanType)?
+        if let channel = iio.findChannel(device, "timestamp", false), iio.isScanElement(channel),
+            let format = iio.dataFormat(channel)
+        {
+            let type: ScanType
+            do { type = try ScanType.from(format: format.pointee) } catch { throw fail(error.message, error.code) }
+            iio.enable(channel)
+            enabled.append(channel)
+            timestamp = (channel, type)
+        }
+        BufferedCapture.attachDefaultTrigger(iio, context, device, sysname: sysname)
+        guard let buffer = iio.createBuffer(device, max(1, samples), false) else {
+            let code = errno
+            throw fail("cannot create a buffer: \(String(cString: strerror(code)))", code)
+        }
+        _ = iio.setBlocking(buffer, false)
+        let fd = iio.pollFD(buffer)
+        guard fd >= 0 else {
+            iio.destroyBuffer(buffer)
+            throw fail("buffer has no poll fd", -fd)
+        }
+        self.iio = iio
+        self.sysname = sysname
+        self.context = context
+        self.buffer = buffer
+        self.channels = channels
+        self.timestamp = timestamp
+        pollFD = fd
+    }
+
+    deinit {
+        iio.destroyBuffer(buffer)
+        for (channel, _) in channels { iio.disable(channel) }
+        if let channel = timestamp?.channel { iio.disable(channel) }
+        iio.destroyContext(context)
+    }
+
+    /// Reads what the buffer holds: one (timestamp ns or nil, raw x/y/z) per scan.
+    func read() throws(SensorError) -> [(timestampNs: Int64?, raw: Vector3)] {
+        let n = iio.refill(buffer)
         if n == -Int(EAGAIN) || n == 0 { return [] }
         guard n > 0 else {
             let code = Int32(-n)
             throw SensorError(message: "\(sysname): buffer read failed: \(String(cString: strerror(code)))", code: code)
         }
-        let step = iio_buffer_step(buffer)
-        guard step > 0, let end = iio_buffer_end(buffer) else { return [] }
+        let step = iio.step(buffer)
+        guard step > 0, let end = iio.end(buffer) else { return [] }
         var starts: [UnsafeMutableRawPointer] = []
-        for (channel, _) in bufferChannels {
-            guard let first = iio_buffer_first(buffer, channel) else { return [] }
+        for (channel, _) in channels {
+            guard let first = iio.first(buffer, channel) else { return [] }
             starts.append(first)
         }
-        let stampStart = timestampChannel.flatMap { iio_buffer_first(buffer, $0.channel) }
+        let stampStart = timestamp.flatMap { iio.first(buffer, $0.channel) }
         var out: [(timestampNs: Int64?, raw: Vector3)] = []
         var offset = 0
         while starts[0] + offset < end {
             var values: [Double] = []
             for (i, start) in starts.enumerated() {
-                let type = bufferChannels[i].type
+                let type = channels[i].type
                 values.append(Double(type.decode(UnsafeRawBufferPointer(start: start + offset, count: type.storageBits / 8), at: 0)))
             }
             var stamp: Int64?
-            if let stampStart, let type = timestampChannel?.type {
+            if let stampStart, let type = timestamp?.type {
                 stamp = type.decode(UnsafeRawBufferPointer(start: stampStart + offset, count: type.storageBits / 8), at: 0)
             }
             out.append((stamp, Vector3(values[0], values[1], values[2])))
@@ -184,26 +324,15 @@ public final class IIOAccelerometer {
     /// Triggered capture needs a trigger: when none is set, use the device's own
     /// data-ready trigger, named `<name>-dev<N>` by the kernel (as iio-sensor-proxy
     /// does). Drivers that need none simply have no such trigger.
-    private func attachDefaultTrigger() {
+    private static func attachDefaultTrigger(_ iio: LibIIO, _ context: OpaquePointer, _ device: OpaquePointer, sysname: String) {
         var current: OpaquePointer?
-        if iio_device_get_trigger(device, &current) == 0, current != nil { return }
-        guard let name = iio_device_get_name(device).map({ String(cString: $0) }),
+        if iio.getTrigger(device, &current) == 0, current != nil { return }
+        guard let name = iio.deviceName(device).map({ String(cString: $0) }),
             let number = Int(String(sysname.reversed().prefix(while: \.isNumber).reversed())),
-            let trigger = iio_context_find_device(context, "\(name)-dev\(number)"),
-            iio_device_is_trigger(trigger)
+            let trigger = iio.findDevice(context, "\(name)-dev\(number)"),
+            iio.isTrigger(trigger)
         else { return }
-        _ = iio_device_set_trigger(device, trigger)
-    }
-
-    /// Destroys the buffer (disables capture) if there is one.
-    public func stopBuffer() {
-        guard let buffer else { return }
-        iio_buffer_destroy(buffer)
-        self.buffer = nil
-        for channel in axes { iio_channel_disable(channel) }
-        if let timestamp = timestampChannel?.channel { iio_channel_disable(timestamp) }
-        timestampChannel = nil
-        bufferChannels = []
+        _ = iio.setTrigger(device, trigger)
     }
 }
 

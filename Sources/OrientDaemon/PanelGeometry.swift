@@ -10,7 +10,7 @@ public enum PanelGeometry {
     public static func probe(sysfsRoot: String = "/sys") -> NaturalGeometry? {
         let base = sysfsRoot + "/class/drm"
         guard let entries = directoryEntries(base) else { return nil }
-        let names = entries.filter { $0.contains("-eDP-") || $0.contains("-DSI-") || $0.contains("-LVDS-") }
+        let names = entries.filter { $0.containsText("-eDP-") || $0.containsText("-DSI-") || $0.containsText("-LVDS-") }
         for name in names.sorted() {
             guard let status = try? readFile("\(base)/\(name)/status", limit: 64),
                 String(decoding: status, as: UTF8.self).hasPrefix("connected"),

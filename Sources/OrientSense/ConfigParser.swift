@@ -357,7 +357,7 @@ private struct Parser {
             } catch {
                 let at = column(s) + max(error.column - 1, 0)
                 let form = "x1, y1, z1; x2, y2, z2; x3, y3, z3"
-                let hint = error.message.contains(form) ? "" : " (expected \(form))"
+                let hint = error.message.containsText(form) ? "" : " (expected \(form))"
                 throw fail("mount-matrix, column \(at): \(error.message)\(hint)")
             }
         case .socket:

@@ -56,7 +56,10 @@ if options.checkConfig {
 
 // The socket: --socket, $ORIENTD_SOCKET, the config's, or the default. A batch
 // replay (--mock with --exit-at-end) serves no socket unless one is named.
-let namedSocket = options.socketPath ?? environment["ORIENTD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+// No closures in this top-level code: one would be main-actor isolated, and its
+// isolation check alone links Swift Concurrency and libdispatch into orientd.
+let environmentSocket = environment["ORIENTD_SOCKET"] ?? ""
+let namedSocket = options.socketPath ?? (environmentSocket.isEmpty ? nil : environmentSocket)
 let batchReplay = options.mockTrace != nil && options.exitAtEnd
 let socketPath = namedSocket ?? (batchReplay ? nil : config.socket ?? DaemonConfig.defaultSocketPath)
 var daemonOptions = DaemonOptions(

@@ -88,8 +88,9 @@ class ScaleTests(DaemonTestCase):
         client = self.connect()
         client.subscribe()
         client.wait_physical("normal")
-        # libiio's iio_device_attr_write() writes the C string with its NUL
-        # (strlen + 1 bytes); sysfs parsers stop at it, so it is dropped here too.
+        # A writer may include the C string's NUL (libiio's
+        # iio_device_attr_write() writes strlen + 1 bytes; orientd writes the
+        # digits alone); sysfs parsers stop at it, so it is dropped here too.
         written = self.sysfs.read_attribute(device, "sampling_frequency").rstrip("\0\n")
         self.assertGreaterEqual(float(written), 10.0, written)
         self.assertIn(float(written), available, f"{written} is not one of {available}")

@@ -183,6 +183,45 @@ def swift_stdlib(pid):
         return "shared" if "libswiftCore.so" in f.read() else "static"
 
 
+def rss_by_mapping(pid, top=12):
+    """Where the resident pages are: Rss (KiB) summed per mapped file ([heap],
+    [stack], anonymous mappings as "[anon]"), the largest `top` and the rest."""
+    totals = {}
+    name = None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            fields = line.split()
+            if "-" in fields[0] and not fields[0].endswith(":"):
+                name = os.path.basename(fields[5]) if len(fields) > 5 and fields[5].startswith("/") \
+                    else (fields[5] if len(fields) > 5 else "[anon]")
+            elif fields[0] == "Rss:":
+                totals[name] = totals.get(name, 0) + int(fields[1])
+    ordered = sorted(totals.items(), key=lambda item: -item[1])
+    result = dict(ordered[:top])
+    rest = sum(kib for _, kib in ordered[top:])
+    if rest:
+        result["(the rest)"] = rest
+    return result
+
+
+def linked_swift_modules(binary):
+    """Which of the Swift modules docs/architecture.md (Memory) keeps out of
+    orientd are in `binary` anyway: their mangled names, or the shared
+    library's name, appear in it."""
+    data = Path(binary).read_bytes()
+    markers = {"_StringProcessing": (b"17_StringProcessing", b"libswift_StringProcessing"),
+               "_RegexParser": (b"12_RegexParser", b"libswift_RegexParser"),
+               "_Concurrency": (b"swift_task_enqueueGlobal", b"libswift_Concurrency")}
+    return sorted(name for name, needles in markers.items() if any(n in data for n in needles))
+
+
+def mapped_libraries(pid):
+    """The shared objects mapped into the process (basenames, sorted)."""
+    with open(f"/proc/{pid}/maps") as f:
+        paths = {line.split()[5] for line in f if len(line.split()) > 5 and ".so" in line.split()[5]}
+    return sorted(os.path.basename(p) for p in paths)
+
+
 def threads(pid):
     return len(os.listdir(f"/proc/{pid}/task"))
 
@@ -210,7 +249,17 @@ class Orientd:
     def _listening(self):
         if self.process.poll() is not None:
             raise RuntimeError(f"{self.name} exited with {self.process.returncode}: {self.log_text()[-2000:]}")
-        return os.path.exists(self.socket)
+        if not os.path.exists(self.socket):
+            return False
+        # The path exists from bind(2) on, but connections are refused until listen(2).
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(self.socket)
+            return True
+        except (ConnectionRefusedError, FileNotFoundError):
+            return False
+        finally:
+            probe.close()
 
     def log_text(self):
         return self.log_path.read_text(errors="replace")
@@ -581,7 +630,8 @@ class Bench:
                         peer.stop()
                     peer = None
 
-            self.idle(daemon, peer)
+            if not self.args.memory_only:
+                self.idle(daemon, peer)
 
             # One subscriber, one claimant: watched, still.
             watcher = StateWatcher(Client(daemon.socket))
@@ -596,8 +646,9 @@ class Bench:
                     peer_watcher = None
                 else:
                     wait_until(lambda: peer_watcher.current == "normal", 5, "iio-sensor-proxy to report normal")
-            self.watched_cpu(daemon, peer if peer_watcher else None)
-            self.step_latency(testbed, syspath, watcher, peer_watcher)
+            if not self.args.memory_only:
+                self.watched_cpu(daemon, peer if peer_watcher else None)
+                self.step_latency(testbed, syspath, watcher, peer_watcher)
 
             # 100 subscribers.
             for _ in range(99):
@@ -611,6 +662,9 @@ class Bench:
                       "orientd_rss_anon_file_shmem_kib": [status_kib(daemon.pid, f)
                                                           for f in ("RssAnon", "RssFile", "RssShmem")],
                       "orientd_threads": threads(daemon.pid), "orientd_swift_stdlib": swift_stdlib(daemon.pid),
+                      "orientd_rss_kib_by_mapping": rss_by_mapping(daemon.pid),
+                      "orientd_libraries": mapped_libraries(daemon.pid),
+                      "orientd_links_swift_modules_kept_out": linked_swift_modules(ORIENTD),
                       "note": "VmRSS counts the file-backed pages of the binary and its libraries that are mapped, "
                               "which also depends on what the page cache holds (fault-around): see RssFile"}
             if peer is not None and peer.process.poll() is None:
@@ -619,6 +673,7 @@ class Bench:
                 memory["peer_rss_anon_file_shmem_kib"] = [status_kib(peer.pid, f)
                                                           for f in ("RssAnon", "RssFile", "RssShmem")]
                 memory["peer_threads"] = threads(peer.pid)
+                memory["peer_rss_kib_by_mapping"] = rss_by_mapping(peer.pid)
             self.details["memory"] = memory
             log(f"RSS: orientd {rss} KiB with 100 subscribers; peer {memory.get('peer_vmrss_kib_1_claimant')} KiB")
         except Exception as error:
@@ -784,7 +839,7 @@ class Bench:
         return {"cores": os.cpu_count(), "kernel": platform.release(), "loadavg_at_end": os.getloadavg(),
                 "orientd": str(ORIENTD), "orientd_bytes": stat.st_size,
                 "orientd_built": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(stat.st_mtime)) + "Z",
-                "quick": self.args.quick}
+                "quick": self.args.quick, "memory_only": self.args.memory_only}
 
     def write(self, path):
         data = dict(self.results)
@@ -858,6 +913,9 @@ def main():
     parser.add_argument("--cpu-window-s", type=float, default=20.0)
     parser.add_argument("--cpu-windows", type=int, default=3)
     parser.add_argument("--turns", type=int, default=40)
+    parser.add_argument("--memory-only", action="store_true",
+                        help="only rss_kib_100_clients (and the peer's RSS): no classifier, fan-out, idle, CPU or "
+                             "latency figures (those keys stay null)")
     parser.add_argument("--turn-ms", type=float, default=300.0)
     parser.add_argument("--step-ms", type=float, default=10.0)
     args = parser.parse_args()
@@ -874,12 +932,17 @@ def main():
         sys.exit(f"bench.py: {ORIENTD} is missing: run `swift build -c release` first")
 
     bench = Bench(args)
+    if args.memory_only:
+        for key, _ in KEYS:
+            if key != "rss_kib_100_clients":
+                bench.reasons[key] = "not measured (--memory-only)"
     started = time.monotonic()
     try:
-        log("classifier throughput")
-        bench.classifier()
-        log("fan-out")
-        bench.fanout()
+        if not args.memory_only:
+            log("classifier throughput")
+            bench.classifier()
+            log("fan-out")
+            bench.fanout()
         log("umockdev: idle, watched CPU, step latency, RSS (orientd and iio-sensor-proxy)")
         bench.umockdev()
     finally:
