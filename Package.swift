@@ -22,6 +22,12 @@ var package = Package(
         // capture starts, so that its dependencies (libxml2, ICU, avahi,
         // D-Bus, libsystemd) stay out of a daemon that polls (IIO.swift).
         .systemLibrary(name: "CIIO"),
+        // libsystemd's daemon API (sd_notify, sd_listen_fds, watchdog).
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // epoll, timerfd, signalfd and SO_PEERCRED, which Glibc's module lacks.
         .systemLibrary(name: "CLinux"),
         // The pure core: no C, no I/O, no clocks.
@@ -29,7 +35,7 @@ var package = Package(
         // Synthetic trajectories (seeded noise, linear acceleration, tilt) for tests and traces/.
         .target(name: "OrientSynth", dependencies: ["OrientSense"]),
         // The daemon's I/O: mock replay, (later) sensors, event loop, socket server.
-        .target(name: "OrientDaemon", dependencies: ["OrientSense", "CIIO", "CLinux"]),
+        .target(name: "OrientDaemon", dependencies: ["OrientSense", "CIIO", "CLinux", "CSystemd"]),
         .executableTarget(
             name: "orientd",
             dependencies: ["OrientDaemon", "OrientSense"],

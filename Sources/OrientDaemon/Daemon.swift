@@ -87,6 +87,22 @@ public final class Daemon {
     /// Listens, serves and replays until SIGTERM/SIGINT (or the end of the trace
     /// with `exitAtEnd`); returns the process exit code.
     public func run() -> Int32 {
+        // Signals go to the signalfd before the socket exists: a SIGTERM right
+        // after bind(2) would otherwise kill the daemon and leave the socket
+        // file behind.
+        do {
+            try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
+                if signal == SIGHUP {
+                    self.reload()
+                } else {
+                    self.log.notice("stopping on signal \(signal)")
+                    self.loop.stop()
+                }
+            }
+        } catch {
+            log.error(error.description)
+            return 71
+        }
         if let fd = Systemd.activationSocket() {
             let path = Systemd.socketPath(of: fd) ?? "the socket systemd passed"
             server = SocketServer(listeningFD: fd, path: path, limits: serverLimits, loop: loop, log: log)
@@ -110,20 +126,6 @@ public final class Daemon {
             server.onLine = { [unowned self] client, line in self.handle(line, from: client) }
             server.onClose = { [unowned self] client in self.clientGone(client) }
             server.latestState = { [unowned self] in self.state.json() }
-        }
-        do {
-            try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
-                if signal == SIGHUP {
-                    self.reload()
-                } else {
-                    self.log.notice("stopping on signal \(signal)")
-                    self.loop.stop()
-                }
-            }
-        } catch {
-            log.error(error.description)
-            server?.shutdown()
-            return 71
         }
         publish(state)
         if replay != nil {
