@@ -44,6 +44,8 @@ public final class SocketServer {
     private var subscribers: [ClientConnection] = []
     /// The state line last published, newline included, encoded once for every subscriber.
     private var stateLine: [UInt8] = []
+    /// Where every client's input is received first (one buffer, not one per read).
+    private var chunk = [UInt8](repeating: 0, count: 16384)
     private var nextSerial = 1
     /// Kept open so that at the fd limit one can be freed to accept and refuse.
     private var reserveFD: Int32 = -1
@@ -271,7 +273,6 @@ public final class SocketServer {
     }
 
     private func readFrom(_ client: ClientConnection) {
-        var chunk = [UInt8](repeating: 0, count: 16384)
         // A client that writes without pause must not starve the others: read at
         // most this many chunks per wakeup (epoll is level-triggered; the rest waits).
         var budget = 16
