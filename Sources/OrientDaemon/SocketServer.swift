@@ -144,25 +144,30 @@ public final class SocketServer {
         stateLine.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
             let count = bytes.count
-            for client in subscribers {
-                if client.queuedBytes > 0 || client.stateOwed {
-                    client.stateOwed = true
-                    continue
-                }
-                var n: Int
-                repeat {
-                    n = Glibc.send(client.fd, base, count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-                } while n < 0 && errno == EINTR
-                if n == count { continue }
-                if n >= 0 {
-                    // Part of the line went out: the rest must follow before anything else.
-                    client.writeBuffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[n...]))
-                    watch(client, [.readable, .writable, .hangup])
-                } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                    client.stateOwed = true
-                    watch(client, [.readable, .writable, .hangup])
-                } else {
-                    failed.append((client, errno))
+            subscribers.withUnsafeBufferPointer { list in
+                for slot in list.indices {
+                    // The array keeps every subscriber alive and does not change
+                    // during the loop: no retain and release per subscriber.
+                    unowned(unsafe) let client = list[slot]
+                    if client.queuedBytes > 0 || client.stateOwed {
+                        client.stateOwed = true
+                        continue
+                    }
+                    var n: Int
+                    repeat {
+                        n = Glibc.send(client.fd, base, count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                    } while n < 0 && errno == EINTR
+                    if n == count { continue }
+                    if n >= 0 {
+                        // Part of the line went out: the rest must follow before anything else.
+                        client.writeBuffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[n...]))
+                        watch(client, [.readable, .writable, .hangup])
+                    } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                        client.stateOwed = true
+                        watch(client, [.readable, .writable, .hangup])
+                    } else {
+                        failed.append((client, errno))
+                    }
                 }
             }
         }
