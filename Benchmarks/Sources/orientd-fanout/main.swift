@@ -7,6 +7,9 @@
 //                  [--receipt ready|read]
 //
 // Prints one JSON object (figures in ms) on stdout; scripts/bench/bench.py runs it.
+// With ORIENTD_FANOUT_TRACE set it also prints each timed toggle's first and
+// last receipt on stderr (which toggles make the tail: a late first receipt is a
+// late daemon or reader wakeup, a late last one a fan-out interrupted).
 //
 // What is measured, exactly:
 // - "Publish" is taken as the moment the controller sends its `constrain`
@@ -480,6 +483,10 @@ for _ in 0..<options.toggles {
         }
         firstReceipt.append(Double(first - sent) / 1e6)
         lastReceipt.append(Double(last - sent) / 1e6)
+        if getenv("ORIENTD_FANOUT_TRACE") != nil {
+            let text = "toggle \(firstReceipt.count): first \(Double(first - sent) / 1e6) ms, last \(Double(last - sent) / 1e6) ms\n"
+            _ = text.withCString { write(2, $0, strlen($0)) }
+        }
     }
     pause(options.gapMs)
 }
