@@ -834,7 +834,8 @@ class Bench:
                                            f"@100 {fan.get('fanout_p99_ms_100')}; from first receipt "
                                            f"{fan['clients_1000']['p99_from_first_ms']['median']}; daemon CPU "
                                            f"{cpu['median'] if cpu else None} ms/publish; reader floor "
-                                           f"{fan['clients_1000']['reader_floor_ms']['median']}")
+                                           f"{fan['clients_1000']['reader_floor_ms']['median']}; timed at recv "
+                                           f"{((fan.get('clients_1000_receipt_at_read') or {}).get('p99_from_send_ms') or {}).get('median')}")
         if "idle" in d:
             notes["idle_wakeups_10s"] = f"peer unclaimed: {d['idle']['peer_context_switches_unclaimed']}"
         cpu = d.get("watched_cpu")
