@@ -15,8 +15,8 @@ public final class ClientConnection {
     public let uid: UInt32?
     public let pid: Int32?
 
-    /// Receives a `state` on every change.
-    public var subscribed = false
+    /// Receives a `state` on every change (set through `SocketServer.subscribe`).
+    public var subscribed: Bool { subscriberIndex >= 0 }
     /// Receives a `sample` for every sensor sample.
     public var wantsSamples = false
     /// Constraint id → the mask it allows, in registration order.
@@ -29,6 +29,12 @@ public final class ClientConnection {
     /// state once the queue drains (coalescing; never a stale one).
     var stateOwed = false
     var closing = false
+    /// Position in the server's list of all clients, and in its list of
+    /// subscribers (-1 when not subscribed): removal without a search.
+    var index = -1
+    var subscriberIndex = -1
+    /// The events epoll watches now, so a change costs a syscall only when it is one.
+    var watched: EventLoop.Events = [.readable, .hangup]
     /// The client closed its sending side: finish writing the replies it asked
     /// for, then close.
     var readClosed = false

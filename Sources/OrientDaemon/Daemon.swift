@@ -150,7 +150,7 @@ public final class Daemon {
 
     /// What `systemctl status` shows: the sensor and the number of subscribers.
     private var statusLine: String {
-        let subscribers = server?.connections.filter(\.subscribed).count ?? 0
+        let subscribers = server?.subscriberCount ?? 0
         let sensorText: String
         if let replay {
             sensorText = "replaying \(options.mockTracePath ?? "a trace") (\(replay.trace.samples.count) samples)"
@@ -289,10 +289,7 @@ public final class Daemon {
                 loop.stop()
             }
         }
-        guard let server else { return }
-        for client in server.connections where client.subscribed {
-            server.sendState(line, to: client)
-        }
+        server?.publishState(line)
     }
 
     private func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {
@@ -383,12 +380,11 @@ public final class Daemon {
             }
             server.send(state.json(seq: seq), to: client)
         case .subscribe:
-            client.subscribed = true
-            client.stateOwed = false
+            server.subscribe(client)
             server.send(state.json(seq: seq), to: client)
             updateDemand()
         case .unsubscribe:
-            client.subscribed = false
+            server.unsubscribe(client)
             client.wantsSamples = false
             server.send(Reply.ok(seq: seq), to: client)
             updateDemand()

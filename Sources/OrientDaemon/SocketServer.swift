@@ -38,7 +38,14 @@ public final class SocketServer {
     private let log: Log
     private let listenFD: Int32
     private let ownsPath: Bool
-    private var clients: [Int32: ClientConnection] = [:]
+    /// Every connected client, and the subscribed ones, in no particular order
+    /// (each client knows its position, so removal is a swap, not a search).
+    private var clients: [ClientConnection] = []
+    private var subscribers: [ClientConnection] = []
+    /// The state line last published, newline included, encoded once for every subscriber.
+    private var stateLine: [UInt8] = []
+    /// Where every client's input is received first (one buffer, not one per read).
+    private var chunk = [UInt8](repeating: 0, count: 16384)
     private var nextSerial = 1
     /// Kept open so that at the fd limit one can be freed to accept and refuse.
     private var reserveFD: Int32 = -1
@@ -46,7 +53,9 @@ public final class SocketServer {
     private var lastFDLimitLog = -Double.infinity
 
     /// The connected clients.
-    public var connections: Dictionary<Int32, ClientConnection>.Values { clients.values }
+    public var connections: [ClientConnection] { clients }
+    /// How many clients are subscribed.
+    public var subscriberCount: Int { subscribers.count }
 
     /// Listens on `path`, replacing a stale socket file left by a dead daemon.
     /// Throws when the path is in use by a live server or cannot be created.
@@ -76,7 +85,7 @@ public final class SocketServer {
 
     /// Closes every client and the listening socket, and removes the socket file.
     public func shutdown() {
-        for client in Array(clients.values) { drop(client, reason: nil) }
+        for client in clients { drop(client, reason: nil) }
         loop.unwatch(listenFD)
         close(listenFD)
         if ownsPath { unlink(path) }
@@ -98,15 +107,71 @@ public final class SocketServer {
         flush(client)
     }
 
-    /// Sends a state line to a subscribed client, or marks it owed when replies
-    /// are still queued, so a slow client ends with the latest state, never a stale one.
-    public func sendState(_ line: String, to client: ClientConnection) {
-        guard !client.closing else { return }
-        if client.queuedBytes > 0 {
-            client.stateOwed = true
-        } else {
-            send(line, to: client)
+    /// Subscribes `client` to state messages (no effect if it is already).
+    public func subscribe(_ client: ClientConnection) {
+        client.stateOwed = false
+        guard !client.closing, client.subscriberIndex < 0 else { return }
+        client.subscriberIndex = subscribers.count
+        subscribers.append(client)
+    }
+
+    /// Ends `client`'s state messages (no effect if it is not subscribed).
+    public func unsubscribe(_ client: ClientConnection) {
+        let index = client.subscriberIndex
+        guard index >= 0 else { return }
+        let last = subscribers.removeLast()
+        if index < subscribers.count {
+            subscribers[index] = last
+            last.subscriberIndex = index
         }
+        client.subscriberIndex = -1
+    }
+
+    /// Sends a state line to every subscriber.
+    ///
+    /// The line is encoded once. A subscriber with nothing queued gets it
+    /// straight from that buffer in one non-blocking send: no copy, and no
+    /// epoll change unless the socket is full. A subscriber with replies still
+    /// queued, or whose socket is full, is marked "state owed" instead and gets
+    /// the latest state when it drains (coalescing: never a stale one, and a
+    /// subscriber that never reads costs one flag per publish).
+    public func publishState(_ line: String) {
+        stateLine.removeAll(keepingCapacity: true)
+        stateLine.append(contentsOf: line.utf8)
+        stateLine.append(0x0A)
+        // Failures are dropped after the loop: a drop reorders `subscribers`.
+        var failed: [(ClientConnection, Int32)] = []
+        stateLine.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            let count = bytes.count
+            subscribers.withUnsafeBufferPointer { list in
+                for slot in list.indices {
+                    // The array keeps every subscriber alive and does not change
+                    // during the loop: no retain and release per subscriber.
+                    unowned(unsafe) let client = list[slot]
+                    if client.queuedBytes > 0 || client.stateOwed {
+                        client.stateOwed = true
+                        continue
+                    }
+                    var n: Int
+                    repeat {
+                        n = Glibc.send(client.fd, base, count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                    } while n < 0 && errno == EINTR
+                    if n == count { continue }
+                    if n >= 0 {
+                        // Part of the line went out: the rest must follow before anything else.
+                        client.writeBuffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[n...]))
+                        watch(client, [.readable, .writable, .hangup])
+                    } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                        client.stateOwed = true
+                        watch(client, [.readable, .writable, .hangup])
+                    } else {
+                        failed.append((client, errno))
+                    }
+                }
+            }
+        }
+        for (client, code) in failed { drop(client, reason: "write failed: \(String(cString: strerror(code)))") }
     }
 
     /// Sends `line`, then closes the connection once it is written (or at once if
@@ -130,7 +195,7 @@ public final class SocketServer {
             }
             if n < 0, errno == EINTR { continue }
             if n < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                loop.change(client.fd, to: [.readable, .writable, .hangup])
+                watch(client, client.readClosed ? .writable : [.readable, .writable, .hangup])
                 return
             }
             drop(client, reason: n < 0 ? "write failed: \(String(cString: strerror(errno)))" : "write failed")
@@ -147,7 +212,14 @@ public final class SocketServer {
             send(latestState(), to: client)
             return
         }
-        loop.change(client.fd, to: [.readable, .hangup])
+        watch(client, [.readable, .hangup])
+    }
+
+    /// Changes the events epoll watches for `client`, when they differ.
+    private func watch(_ client: ClientConnection, _ events: EventLoop.Events) {
+        guard client.watched != events else { return }
+        client.watched = events
+        loop.change(client.fd, to: events)
     }
 
     // MARK: Reading
@@ -167,7 +239,8 @@ public final class SocketServer {
             }
             let client = ClientConnection(serial: nextSerial, fd: fd)
             nextSerial += 1
-            clients[fd] = client
+            client.index = clients.count
+            clients.append(client)
             loop.watch(fd, for: [.readable, .hangup]) { [unowned self] events in self.service(client, events) }
             if clients.count > limits.clients {
                 log.notice("\(client.name) refused: \(limits.clients) clients already connected")
@@ -200,12 +273,11 @@ public final class SocketServer {
 
     private func service(_ client: ClientConnection, _ events: EventLoop.Events) {
         if events.contains(.writable) { flush(client) }
-        guard clients[client.fd] === client, !client.closing else { return }
+        guard !client.closing else { return }
         if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) { readFrom(client) }
     }
 
     private func readFrom(_ client: ClientConnection) {
-        var chunk = [UInt8](repeating: 0, count: 16384)
         // A client that writes without pause must not starve the others: read at
         // most this many chunks per wakeup (epoll is level-triggered; the rest waits).
         var budget = 16
@@ -222,7 +294,7 @@ public final class SocketServer {
             if n == 0, client.queuedBytes > 0, !client.readClosed {
                 // Half-closed: the replies it asked for still go out, then it is closed.
                 client.readClosed = true
-                loop.change(client.fd, to: .writable)
+                watch(client, .writable)
                 return
             }
             // A reset by a peer that went away is an ordinary disconnect.
@@ -262,7 +334,13 @@ public final class SocketServer {
         if let reason { log.notice("\(client.name) disconnected: \(reason)") } else { log.info("\(client.name) disconnected") }
         loop.unwatch(client.fd)
         close(client.fd)
-        clients.removeValue(forKey: client.fd)
+        unsubscribe(client)
+        let last = clients.removeLast()
+        if client.index < clients.count {
+            clients[client.index] = last
+            last.index = client.index
+        }
+        client.index = -1
         // Not from inside a send: a drop can happen while the daemon is sending a
         // state to every subscriber, and the consequences (its constraints
         // vanishing, a newer state) must follow that loop, not interleave with it.

@@ -7,7 +7,7 @@ behind them: spreads, the peer's own numbers, the 1- and 100-subscriber
 fan-out, the machine) and, only when a key is null, a `reasons` object saying
 why.
 
-    umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py [--quick]
+    umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py [--quick] [--only fanout]
 
 (it re-executes itself under umockdev-wrapper when started without it). It needs
 the release builds of orientd (`swift build -c release`) and of the Benchmarks
@@ -27,6 +27,15 @@ What each key measures (all peer comparisons in this one run, as ratios):
   the first subscriber's receipt (a lower bound), and the daemon's on-CPU time
   per publish (what the fan-out costs it, apart from scheduling). Median of the
   repeats' p99 (3 repeats; 200 toggles at 1 and 100 subscribers, 50 at 1000).
+  Receipt is the return of the reader's epoll_wait that reported the
+  subscriber's socket readable (`--receipt ready`: edge-triggered, the sockets
+  read only after the timed part, and a receipt counts only if its socket then
+  held exactly the expected state line; details say how many did not, as
+  `unverified`). That times every one of the 1,000 sockets without the reader's
+  serial recv(2)s, which no subscriber process would pay, delaying the later
+  ones. The same 1,000-subscriber run timed at recv(2)'s return instead
+  (`--receipt read`, the reader's cost included) is in details as
+  `clients_1000_receipt_at_read`.
 - idle_wakeups_10s: voluntary + involuntary context switches of every orientd
   thread over 10 s, no client connected, the fake accelerometer present.
 - watched_cpu_ratio_vs_peer: one orientd subscriber and one
@@ -543,26 +552,20 @@ class Bench:
                          "[limits]\nclients = 1100\n", "orientd (fan-out)")
         details = {"daemon": "release orientd, no --mock, no umockdev, [limits] clients = 1100, sensor absent",
                    "reader_threads": self.args.reader_threads,
+                   "receipt": "the return of the reader's epoll_wait that reported the subscriber's socket readable "
+                              "(edge-triggered; verified afterwards: the socket held exactly that state line)",
                    "publish": "controller's send of the constrain request (upper bound); from_first: from the "
                               "first subscriber's receipt of the same state (lower bound)"}
         try:
             for clients, toggles in ((1, self.args.toggles_small), (100, self.args.toggles_small),
                                      (1000, self.args.toggles_large)):
-                runs = []
-                for _ in range(self.args.repeats):
-                    run = subprocess.run([str(FANOUT), "--socket", daemon.socket, "--clients", str(clients),
-                                          "--toggles", str(toggles), "--pid", str(daemon.pid),
-                                          "--threads", str(self.args.reader_threads)],
-                                         capture_output=True, text=True,
-                                         env=clean_env(), timeout=300)
-                    if run.returncode != 0:
-                        raise RuntimeError(f"orientd-fanout --clients {clients}: {run.stderr.strip()}")
-                    runs.append(json.loads(run.stdout))
+                runs = self.fanout_runs(daemon, clients, toggles, "ready")
                 p99s = [r["from_send_ms"]["p99"] for r in runs]
                 details[f"clients_{clients}"] = {
                     "toggles_per_repeat": toggles,
                     "repeats": len(runs),
                     "missing": sum(r["missing"] for r in runs),
+                    "unverified": sum(r["unverified"] for r in runs),
                     "p99_from_send_ms": spread(p99s),
                     "p50_from_send_ms": spread([r["from_send_ms"]["p50"] for r in runs]),
                     "p99_from_first_ms": spread([r["from_first_ms"]["p99"] for r in runs]),
@@ -574,12 +577,34 @@ class Bench:
                 details[f"fanout_p99_ms_{clients}"] = round(statistics.median(p99s), 3)
                 log(f"fan-out {clients}: p99 {statistics.median(p99s):.3f} ms (repeats: {p99s})")
             self.results["fanout_p99_ms_1000"] = details["fanout_p99_ms_1000"]
+            runs = self.fanout_runs(daemon, 1000, self.args.toggles_large, "read")
+            details["clients_1000_receipt_at_read"] = {
+                "receipt": "recv(2) returned the line, one socket after the other (the reader's cost included)",
+                "p99_from_send_ms": spread([r["from_send_ms"]["p99"] for r in runs]),
+                "p50_from_send_ms": spread([r["from_send_ms"]["p50"] for r in runs]),
+                "last_receipt_p50_ms": spread([r["last_receipt_ms"]["p50"] for r in runs]),
+                "daemon_cpu_ms_per_publish": spread([r["daemon_cpu_ms_per_toggle"] for r in runs]),
+                "reader_floor_ms": spread([r["reader_floor_ms"]["p50"] for r in runs]),
+            }
+            log(f"fan-out 1000, timed at recv: p99 {details['clients_1000_receipt_at_read']['p99_from_send_ms']}")
         except Exception as error:
             self.fail(["fanout_p99_ms_1000"], str(error))
         finally:
             daemon.stop()
             details["daemon_log_tail"] = daemon.log_text().splitlines()[-5:]
             self.details["fanout"] = details
+
+    def fanout_runs(self, daemon, clients, toggles, receipt):
+        runs = []
+        for _ in range(self.args.repeats):
+            run = subprocess.run([str(FANOUT), "--socket", daemon.socket, "--clients", str(clients),
+                                  "--toggles", str(toggles), "--pid", str(daemon.pid),
+                                  "--threads", str(self.args.reader_threads), "--receipt", receipt],
+                                 capture_output=True, text=True, env=clean_env(), timeout=300)
+            if run.returncode != 0:
+                raise RuntimeError(f"orientd-fanout --clients {clients} --receipt {receipt}: {run.stderr.strip()}")
+            runs.append(json.loads(run.stdout))
+        return runs
 
     # Everything on the fake accelerometer
 
@@ -864,7 +889,8 @@ class Bench:
                                            f"@100 {fan.get('fanout_p99_ms_100')}; from first receipt "
                                            f"{fan['clients_1000']['p99_from_first_ms']['median']}; daemon CPU "
                                            f"{cpu['median'] if cpu else None} ms/publish; reader floor "
-                                           f"{fan['clients_1000']['reader_floor_ms']['median']}")
+                                           f"{fan['clients_1000']['reader_floor_ms']['median']}; timed at recv "
+                                           f"{((fan.get('clients_1000_receipt_at_read') or {}).get('p99_from_send_ms') or {}).get('median')}")
         if "idle" in d:
             notes["idle_wakeups_10s"] = f"peer unclaimed: {d['idle']['peer_context_switches_unclaimed']}"
         cpu = d.get("watched_cpu")
@@ -904,6 +930,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=os.environ.get("BENCH_OUT") or str(REPO / ".build" / "bench.json"))
     parser.add_argument("--quick", action="store_true", help="short windows, few turns (a smoke test, not figures)")
+    parser.add_argument("--only", choices=["classifier", "fanout", "umockdev"], action="append",
+                        help="run only this part (repeatable); the other keys stay null")
     parser.add_argument("--repeats", type=int, default=3, help="fan-out repeats per size (default 3)")
     parser.add_argument("--toggles-small", type=int, default=200, help="toggles per repeat for 1 and 100 subscribers")
     parser.add_argument("--toggles-large", type=int, default=50, help="toggles per repeat for 1000 subscribers")
@@ -938,13 +966,19 @@ def main():
                 bench.reasons[key] = "not measured (--memory-only)"
     started = time.monotonic()
     try:
-        if not args.memory_only:
+        parts = ["umockdev"] if args.memory_only else args.only or ["classifier", "fanout", "umockdev"]
+        if "classifier" in parts:
             log("classifier throughput")
             bench.classifier()
+        if "fanout" in parts:
             log("fan-out")
             bench.fanout()
-        log("umockdev: idle, watched CPU, step latency, RSS (orientd and iio-sensor-proxy)")
-        bench.umockdev()
+        if "umockdev" in parts:
+            log("umockdev: idle, watched CPU, step latency, RSS (orientd and iio-sensor-proxy)")
+            bench.umockdev()
+        skipped = [key for key, _ in KEYS if bench.results[key] is None and key not in bench.reasons]
+        for key in skipped:
+            bench.reasons[key] = "not measured (--memory-only)" if args.memory_only else f"not run (--only {' '.join(parts)})"
     finally:
         bench.details["duration_s"] = round(time.monotonic() - started, 1)
         bench.write(args.out)

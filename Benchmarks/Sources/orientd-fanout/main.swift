@@ -4,8 +4,12 @@
 //
 //   orientd-fanout --socket PATH --clients N [--toggles K] [--warmup W]
 //                  [--gap-ms G] [--timeout-ms T] [--pid PID] [--threads R]
+//                  [--receipt ready|read]
 //
 // Prints one JSON object (figures in ms) on stdout; scripts/bench/bench.py runs it.
+// With ORIENTD_FANOUT_TRACE set it also prints each timed toggle's first and
+// last receipt on stderr (which toggles make the tail: a late first receipt is a
+// late daemon or reader wakeup, a late last one a fan-out interrupted).
 //
 // What is measured, exactly:
 // - "Publish" is taken as the moment the controller sends its `constrain`
@@ -14,14 +18,30 @@
 //   decoding, the arbiter and the encoding of the state: an upper bound of
 //   publish -> receipt. `from_first` measures from the first subscriber's
 //   receipt of the same toggle instead: a lower bound (the publish came before).
-// - Receipt is when recv(2) returned the line in one of R reader threads (each
-//   with its own epoll over every R-th subscriber; one recv per ready
-//   descriptor; the timestamp is taken before the line is looked at).
+// - Receipt (CLOCK_MONOTONIC, in one of R reader threads, each with its own
+//   epoll over every R-th subscriber) is, with `--receipt ready` (the default),
+//   the return of the epoll_wait(2) that reported the subscriber's socket
+//   readable: the moment the line is in that subscriber's socket and the
+//   subscriber knows it. The sockets are watched edge-triggered and not read
+//   while the toggle is timed, so one reader observes a thousand sockets
+//   without a recv(2) per socket delaying the observation of the next. Every
+//   receipt is then checked: after the toggle the reader drains each socket,
+//   and a receipt counts only if the socket held exactly the expected state
+//   line (anything else is reported as `unverified` and counted missing), and
+//   every socket is drained before the next toggle, so a readiness cannot
+//   come from an older line. With `--receipt read` a receipt is instead when
+//   recv(2) returned the line (one recv per ready socket, in turn): each
+//   subscriber's figure then also holds the reader's reads of the sockets
+//   ahead of it, a cost of the benchmark's one-thread-per-many-subscribers
+//   design that no subscriber process would pay.
 // - The readers compete with the daemon for the machine's cores, and they have
 //   a cost of their own: `reader_floor` is how long they take to collect one
 //   line from every subscriber when all the lines are already waiting (the
 //   daemon was given 100 ms first). A fan-out figure near the floor is bounded
-//   by the readers, not by the daemon.
+//   by the readers, not by the daemon. Timed at readiness, the floor is one
+//   epoll_wait that returns every socket at once: about 0. The readers'
+//   remaining cost is their wakeups and the harvesting of events while the
+//   daemon writes, which no floor shows.
 // - With --pid (the daemon's; it is single-threaded) it also reports the
 //   daemon's on-CPU time per toggle (/proc/PID/schedstat across the timed
 //   toggles): what a publish costs the daemon, whatever the scheduling.
@@ -59,6 +79,8 @@ struct Options {
     var timeoutMs = 5000.0
     var daemonPid = 0
     var threads = 1
+    /// Receipt at the epoll readiness of the socket (verified afterwards), or at recv(2)'s return.
+    var receiptAtRead = false
 }
 
 let options: Options = {
@@ -78,6 +100,12 @@ let options: Options = {
         case "--timeout-ms": o.timeoutMs = Double(value(arg)) ?? -1
         case "--pid": o.daemonPid = Int(value(arg)) ?? -1
         case "--threads": o.threads = Int(value(arg)) ?? -1
+        case "--receipt":
+            switch value(arg) {
+            case "ready": o.receiptAtRead = false
+            case "read": o.receiptAtRead = true
+            default: die("--receipt is ready or read")
+            }
         default: die("unknown argument \(arg)")
         }
     }
@@ -85,7 +113,7 @@ let options: Options = {
         || o.threads < 1 || o.daemonPid < 0
     {
         die("usage: orientd-fanout --socket PATH --clients N [--toggles K] [--warmup W] [--gap-ms G] "
-            + "[--timeout-ms T] [--pid PID] [--threads R]")
+            + "[--timeout-ms T] [--pid PID] [--threads R] [--receipt ready|read]")
     }
     o.threads = min(o.threads, o.clients)
     return o
@@ -183,13 +211,15 @@ let prefixes = targets.map { Array("{\"type\":\"state\",\"orientation\":\"\($0)\
 
 /// One reader thread's subscribers and what it saw. The main thread writes
 /// `target`, `delayMs` and `deadlineNs` only while the readers wait at the start
-/// barrier, and reads `receipt` only after the end barrier.
+/// barrier, and reads `receipt` and `unverified` only after the end barrier.
 final class Reader: @unchecked Sendable {
     let fds: [Int32]
     let epollFD: Int32
     var pending: [[UInt8]]  // partial lines (rare: a state line comes in one send)
     var receipt: [UInt64]  // CLOCK_MONOTONIC ns of the target line, 0 = not yet
     var received = 0
+    /// Receipts (readiness mode) dropped because the socket did not hold exactly the target line.
+    var unverified = 0
     var target = 0
     var delayMs = 0.0
     var timeoutNs: UInt64 = 0
@@ -204,7 +234,8 @@ final class Reader: @unchecked Sendable {
         if epollFD < 0 { die("epoll_create1") }
         for (index, fd) in fds.enumerated() {
             var event = epoll_event()
-            event.events = EPOLLIN.rawValue
+            // Readiness mode: edge-triggered, the sockets are read only after the timed part.
+            event.events = EPOLLIN.rawValue | (options.receiptAtRead ? 0 : EPOLLET.rawValue)
             event.data.u64 = UInt64(index)
             if epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) != 0 { die("epoll_ctl") }
         }
@@ -214,20 +245,91 @@ final class Reader: @unchecked Sendable {
     func collect() {
         for i in 0..<fds.count { receipt[i] = 0 }
         received = 0
+        unverified = 0
         if delayMs > 0 { pause(delayMs) }
+        if options.receiptAtRead {
+            collectReading()
+        } else {
+            collectReadiness()
+            verify()
+        }
+    }
+
+    /// Waits for readiness: the number of events, or nil at the deadline.
+    private func wait(until deadline: UInt64) -> Int? {
+        while true {
+            let now = nowNs()
+            if now >= deadline { return nil }
+            let waitMs = Int32(min(1000, (deadline - now) / 1_000_000 + 1))
+            let ready = epoll_wait(epollFD, events.baseAddress, Int32(events.count), waitMs)
+            if ready >= 0 { return Int(ready) }
+            if errno != EINTR { die("epoll_wait") }
+        }
+    }
+
+    /// Receipt = the return of the epoll_wait that reported the socket readable.
+    private func collectReadiness() {
+        let deadline = nowNs() + timeoutNs
+        while received < fds.count {
+            guard let ready = wait(until: deadline) else { return }
+            let at = nowNs()
+            for e in 0..<ready {
+                let index = Int(events[e].data.u64)
+                if receipt[index] == 0 {
+                    receipt[index] = at
+                    received += 1
+                }
+            }
+        }
+    }
+
+    /// Reads every socket dry; keeps a receipt only if the socket held exactly
+    /// the target line, so that the readiness it was timed by was that line's.
+    private func verify() {
+        let prefix = prefixes[target]
+        let base = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        for index in 0..<fds.count {
+            var total = 0
+            var lines = 0
+            var isTarget = false
+            var endsWithNewline = false
+            while true {
+                let got = recv(fds[index], chunk.baseAddress, chunk.count, Int32(MSG_DONTWAIT))
+                if got == 0 { die("orientd closed a subscriber") }
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                if total == 0 {
+                    isTarget = got >= prefix.count && memcmp(base, prefix, prefix.count) == 0
+                }
+                var at = 0
+                while at < got, let nl = memchr(base + at, 0x0A, got - at) {
+                    lines += 1
+                    at = base.distance(to: nl.assumingMemoryBound(to: UInt8.self)) + 1
+                }
+                endsWithNewline = base[got - 1] == 0x0A
+                total += got
+            }
+            let exact = lines == 1 && isTarget && endsWithNewline
+            if receipt[index] != 0, !exact {
+                receipt[index] = 0
+                received -= 1
+                unverified += 1
+            }
+        }
+        // Edges left over from the reads above must not time the next toggle.
+        _ = epoll_wait(epollFD, events.baseAddress, Int32(events.count), 0)
+    }
+
+    /// Receipt = the return of recv(2) with the line, one socket after the other.
+    private func collectReading() {
         let deadline = nowNs() + timeoutNs
         let prefix = prefixes[target]
         let base = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
         while received < fds.count {
-            let now = nowNs()
-            if now >= deadline { return }
-            let waitMs = Int32(min(1000, (deadline - now) / 1_000_000 + 1))
-            let ready = epoll_wait(epollFD, events.baseAddress, Int32(events.count), waitMs)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                die("epoll_wait")
-            }
-            for e in 0..<Int(ready) {
+            guard let ready = wait(until: deadline) else { return }
+            for e in 0..<ready {
                 let index = Int(events[e].data.u64)
                 let got = recv(fds[index], chunk.baseAddress, chunk.count, Int32(MSG_DONTWAIT))
                 let at = nowNs()
@@ -236,7 +338,8 @@ final class Reader: @unchecked Sendable {
                 if pending[index].isEmpty {
                     // Fast path, no copy: whole lines straight from the chunk.
                     var start = 0
-                    for j in 0..<got where base[j] == 0x0A {
+                    while start < got, let nl = memchr(base + start, 0x0A, got - start) {
+                        let j = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
                         if j - start >= prefix.count, memcmp(base + start, prefix, prefix.count) == 0, receipt[index] == 0 {
                             receipt[index] = at
                             received += 1
@@ -309,9 +412,12 @@ for reader in shared.readers {
 // MARK: Toggling
 
 var seq = 1
+/// Receipts dropped because the socket did not hold exactly the expected line (see the top).
+var unverified = 0
 
 /// One toggle: constrain to `targets[which]`; the readers collect every
-/// subscriber's state line (or time out). Returns the send time and the receipts.
+/// subscriber's state line (or time out). Returns the send time and the
+/// receipts (0: none, or not verified).
 @MainActor func toggle(_ which: Int, readAfterMs: Double = 0) -> (sent: UInt64, receipts: [UInt64]) {
     seq += 1
     let request = Array("{\"op\":\"constrain\",\"id\":\"bench\",\"allow\":[\"\(targets[which])\"],\"seq\":\(seq)}\n".utf8)
@@ -327,7 +433,14 @@ var seq = 1
     pthread_barrier_wait(shared.end)
     // The controller's `ok` (it does not subscribe, so that is all it gets).
     expect(controllerReader.line(), startsWith: "{\"type\":\"ok\",\"seq\":\(seq)", "constrain")
-    return (sent, shared.readers.flatMap(\.receipt))
+    var receipts = shared.readers.flatMap(\.receipt)
+    unverified += shared.readers.reduce(0) { $0 + $1.unverified }
+    // A receipt before the send cannot be this toggle's line.
+    for i in receipts.indices where receipts[i] != 0 && receipts[i] < sent {
+        receipts[i] = 0
+        unverified += 1
+    }
+    return (sent, receipts)
 }
 
 /// The daemon's on-CPU ns so far (first field of /proc/PID/schedstat), or nil.
@@ -356,6 +469,7 @@ var fromFirst: [Double] = []
 var firstReceipt: [Double] = []  // per toggle: send -> first subscriber
 var lastReceipt: [Double] = []  // per toggle: send -> last subscriber (the whole fan-out)
 var missing = 0
+unverified = 0  // the warm-up's do not count
 let cpuBefore = daemonCpuNs()
 for _ in 0..<options.toggles {
     let (sent, receipts) = toggle(which)
@@ -369,10 +483,15 @@ for _ in 0..<options.toggles {
         }
         firstReceipt.append(Double(first - sent) / 1e6)
         lastReceipt.append(Double(last - sent) / 1e6)
+        if getenv("ORIENTD_FANOUT_TRACE") != nil {
+            let text = "toggle \(firstReceipt.count): first \(Double(first - sent) / 1e6) ms, last \(Double(last - sent) / 1e6) ms\n"
+            _ = text.withCString { write(2, $0, strlen($0)) }
+        }
     }
     pause(options.gapMs)
 }
 let cpuAfter = daemonCpuNs()
+let unverifiedTimed = unverified
 
 // The readers' own floor: every line is already waiting when they start.
 var readerFloor: [Double] = []
@@ -410,7 +529,7 @@ if let before = cpuBefore, let after = cpuAfter {
     cpuPerToggle = number(Double(after - before) / 1e6 / Double(options.toggles))
 }
 let report = "{\"clients\":\(options.clients),\"toggles\":\(options.toggles),\"threads\":\(options.threads),"
-    + "\"missing\":\(missing),\"from_send_ms\":\(summary(fromSend)),\"from_first_ms\":\(summary(fromFirst)),"
+    + "\"receipt\":\"\(options.receiptAtRead ? "read" : "ready")\",\"missing\":\(missing),\"unverified\":\(unverifiedTimed),\"from_send_ms\":\(summary(fromSend)),\"from_first_ms\":\(summary(fromFirst)),"
     + "\"first_receipt_ms\":\(summary(firstReceipt)),\"last_receipt_ms\":\(summary(lastReceipt)),"
     + "\"daemon_cpu_ms_per_toggle\":\(cpuPerToggle),\"reader_floor_ms\":\(summary(readerFloor))}\n"
 _ = report.withCString { write(1, $0, strlen($0)) }
