@@ -63,9 +63,11 @@ public struct Classifier: Sendable {
     /// The applied orientation A, the hysteresis reference (nil at startup).
     public private(set) var applied: Orientation?
     /// The low-pass-filtered vector, nil before the first reading and after `reset`.
-    public private(set) var filtered: Vector3?
+    public var filtered: Vector3? { hasFilter ? filter : nil }
 
-    // Filter state.
+    // Filter state: `filter` counts only while `hasFilter`.
+    private var filter: Vector3 = .zero
+    private var hasFilter = false
     private var lastTime: Double = 0
     private var lastRaw: Vector3 = .zero
     private var cachedDt: Double = -1
@@ -92,35 +94,38 @@ public struct Classifier: Sendable {
     // Published tilt: a new class must hold for the tilt settle time.
     private var tiltCandidate: Tilt = .undefined
     private var tiltCandidateSince: Double = 0
-    /// `limits.quietRange(for: tilt)`, kept with `tilt`.
-    private var quietTilt: ClosedRange<Double>?
+    /// `limits.quietRange(for: tilt)`, kept with `tilt` (lower above upper when nil).
+    private var quietLower = Double.infinity
+    private var quietUpper = -Double.infinity
 
     // Derived from the config.
     private var limits: ClassifierLimits
     private var slowMemo = CandidateMemo()
     private var steadyMemo = CandidateMemo()
+    private var restCone = RestCone()
 
     /// A classifier in the startup state.
     public init(config: ClassifierConfig = ClassifierConfig()) {
         self.config = config
         limits = ClassifierLimits(config)
-        quietTilt = limits.quietRange(for: tilt)
+        setQuietTilt()
     }
 
     /// Replaces the parameters, keeping P, A and the filter.
     public mutating func reconfigure(_ config: ClassifierConfig) {
         self.config = config
         limits = ClassifierLimits(config)
-        quietTilt = limits.quietRange(for: tilt)
+        setQuietTilt()
         slowMemo.forget()
         steadyMemo.forget()
+        restCone.forget()
         cachedDt = -1
     }
 
     /// The time at which `tick` may change something without a new reading, or
     /// nil when nothing is pending (then no timer is needed).
     public var nextDeadline: Double? {
-        guard filtered != nil else { return nil }
+        guard hasFilter else { return nil }
         var deadline: Double?
         // On a periodic sensor the filtered path commits on readings only (a tick
         // must not stand in for readings that will come); on an on-change sensor a
@@ -132,7 +137,8 @@ public struct Classifier: Sendable {
             let steadyAt = max(holdUntil, lastTime)
             deadline = min(deadline ?? steadyAt, steadyAt)
         }
-        if config.onChange, let f = filtered {
+        if config.onChange, hasFilter {
+            let f = filter
             let notConverged = length(f - lastRaw) > 0.05
             if notConverged || !steadyNow {
                 let refeed = lastTime + 1000 / config.sampleRateHz
@@ -141,6 +147,12 @@ public struct Classifier: Sendable {
         }
         if let d = deadline, d <= lastTime { return lastTime }
         return deadline
+    }
+
+    private mutating func setQuietTilt() {
+        let range = limits.quietRange(for: tilt)
+        quietLower = range?.lowerBound ?? .infinity
+        quietUpper = range?.upperBound ?? -.infinity
     }
 
     private var holdUntil: Double { max(accelHoldUntil, flatHoldUntil, swingHoldUntil) }
@@ -152,16 +164,18 @@ public struct Classifier: Sendable {
         let a = sample.vector
         guard t.isFinite else { return nil }
         let squared = (a * a).sum()
-        guard a.x.isFinite, a.y.isFinite, a.z.isFinite, squared > 0,
-            squared <= limits.implausibleSquared
+        // A non-finite component makes the square NaN or infinite, so a finite
+        // square spares the three component checks.
+        guard squared > 0, squared <= limits.implausibleSquared,
+            squared < .infinity || (a.x.isFinite && a.y.isFinite && a.z.isFinite)
         else {
-            if filtered != nil, t >= lastTime { accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs) }
+            if hasFilter, t >= lastTime { accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs) }
             return nil
         }
         let rawMagnitude = squared.squareRoot()
-        if let f = filtered, t >= lastTime, config.onChange || t - lastTime <= config.maxSampleGapMs {
+        if hasFilter, t >= lastTime, config.onChange || t - lastTime <= config.maxSampleGapMs {
             var dt = t - lastTime
-            var previous = f
+            var previous = filter
             if config.onChange {
                 // The sensor held its previous reading until about one period ago.
                 let period = 1000 / config.sampleRateHz
@@ -170,7 +184,7 @@ public struct Classifier: Sendable {
                     dt = period
                 }
             }
-            filtered = a + (previous - a) * decay(dt)
+            filter = a + (previous - a) * decay(dt)
         } else {
             // First reading, a time reversal or a gap: start again from this reading.
             reinitialise(at: t, to: a)
@@ -190,7 +204,7 @@ public struct Classifier: Sendable {
     /// A timer fired at `tMs` (normally `nextDeadline`). On an on-change sensor the
     /// last reading is re-fed first (zero-order hold); then pending commits are checked.
     public mutating func tick(atMs t: Double) -> ClassifierEvent? {
-        guard filtered != nil, t >= lastTime else { return nil }
+        guard hasFilter, t >= lastTime else { return nil }
         if config.onChange {
             return process(Sample(tMs: t, vector: lastRaw))
         }
@@ -208,12 +222,13 @@ public struct Classifier: Sendable {
     /// Forgets the filter, tilt history, candidates and hold-offs (after a resume or
     /// a sensor re-enable); keeps P and A.
     public mutating func reset() {
-        filtered = nil
+        hasFilter = false
         clearTransientState()
     }
 
     private mutating func reinitialise(at t: Double, to a: Vector3) {
-        filtered = a
+        filter = a
+        hasFilter = true
         clearTransientState()
     }
 
@@ -239,7 +254,8 @@ public struct Classifier: Sendable {
     }
 
     private mutating func evaluate(at t: Double, newReading: Bool) -> ClassifierEvent? {
-        guard let f = filtered else { return nil }
+        guard hasFilter else { return nil }
+        let f = filter
         let squaredMagnitude = (f * f).sum()
         let magnitude = squaredMagnitude.squareRoot()
         let usable = magnitude >= config.nearZeroMagnitude
@@ -249,7 +265,7 @@ public struct Classifier: Sendable {
                 accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
             }
             let sinTilt = tiltSine(z: f.z, length: magnitude, zSign: config.zSign)
-            if !overheadLatched, flatSince == nil, quietTilt?.contains(sinTilt) == true {
+            if !overheadLatched, flatSince == nil, sinTilt >= quietLower, sinTilt <= quietUpper {
                 // The usual reading: the tilt gates and the published tilt stay as they are.
                 tiltCandidate = .undefined
             } else {
@@ -283,10 +299,7 @@ public struct Classifier: Sendable {
                 f, squaredLength: squaredMagnitude, applied: applied, overheadLatched: overheadLatched) {
                 slowCandidate = recalled.candidate
             } else {
-                var angles = AngleReading(f, magnitude: magnitude, zSign: config.zSign)
-                slowCandidate = candidate(&angles, requireNear: nil)
-                slowMemo.remember(
-                    slowCandidate, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
+                slowCandidate = filteredCandidate(f, magnitude: magnitude)
             }
         }
 
@@ -304,7 +317,7 @@ public struct Classifier: Sendable {
         if t >= holdUntil {
             if let k = steadyCandidate {
                 commit(k)
-                filtered = steady.mean()  // the filter's lag is moot once the raw vector is at rest
+                filter = steady.mean()  // the filter's lag is moot once the raw vector is at rest
                 committed = .steady
             } else if let k = pending, newReading, t - pendingSince >= config.settleTimeMs - 1e-9 {
                 commit(k)
@@ -317,9 +330,38 @@ public struct Classifier: Sendable {
             orientationChanged: committed != nil, tiltChanged: tiltChanged, path: committed)
     }
 
+    /// The filtered vector's candidate, decided afresh and remembered (kept out
+    /// of line: the memo nearly always answers).
+    @inline(never)
+    private mutating func filteredCandidate(_ f: Vector3, magnitude: Double) -> Orientation? {
+        var angles = AngleReading(f, magnitude: magnitude, zSign: config.zSign)
+        let k = candidate(&angles, requireNear: nil)
+        slowMemo.remember(k, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
+        return k
+    }
+
     /// The candidate of the steady window's mean, while the window is steady.
     @inline(__always)
     private mutating func steadyWindowCandidate() -> Orientation? {
+        // At rest at the current orientation, the cone alone decides (`RestCone`).
+        if restCone.holds(
+            cone: steady.coneSerial, cosSpread: steady.coneCosSpread, orientation: orientation, applied: applied,
+            overheadLatched: overheadLatched) {
+            return orientation
+        }
+        let k = steadySumCandidate()
+        if k == orientation, applied == orientation, !overheadLatched,
+            restCone.mayMeasure(cone: steady.coneSerial, orientation: orientation) {
+            restCone.measure(
+                cone: steady.coneSerial, axis: steady.coneAxis, orientation: orientation, limits: limits, config: config)
+        }
+        return k
+    }
+
+    /// The candidate of the steady window's mean, from its running sum unless
+    /// it comes too near a limit.
+    @inline(never)
+    private mutating func steadySumCandidate() -> Orientation? {
         // The window's running sum decides, unless it comes too near a limit.
         let sum = steady.approximateSum
         if let recalled = steadyMemo.recall(
@@ -397,7 +439,7 @@ public struct Classifier: Sendable {
             guard t - tiltCandidateSince >= config.tiltSettleMs - 1e-9 else { return false }
         }
         tilt = proposed
-        quietTilt = limits.quietRange(for: tilt)
+        setQuietTilt()
         tiltCandidate = .undefined
         return true
     }

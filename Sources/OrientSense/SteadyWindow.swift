@@ -65,8 +65,12 @@ struct SteadyWindow: Sendable {
     /// cos B: the newest reading's angle from the axis.
     private var cosNewest: Double = 1
     private var readingsSinceCheck = 0
+    /// Numbers the cones: a full check starting one, or a clear, changes it,
+    /// so an equal serial means the same cone (`RestCone`).
+    private(set) var coneSerial = 0
 
     mutating func clear() {
+        coneSerial &+= 1
         head = 0
         count = 0
         runningSum = .zero
@@ -81,16 +85,17 @@ struct SteadyWindow: Sendable {
         ring.withUnsafeMutableBufferPointer { ring in
             // Keep exactly one reading at or before tMs − window (the window's
             // anchor), and at most `capacity`.
-            while count >= 2 && ring[(head + 1) & Self.mask].tMs <= tMs - windowMs || count == Self.capacity {
+            let cutoff = tMs - windowMs
+            while count >= 2 && (ring[(head &+ 1) & Self.mask].tMs <= cutoff || count == Self.capacity) {
                 sum -= ring[head].vector
-                head = (head + 1) & Self.mask
-                count -= 1
+                head = (head &+ 1) & Self.mask
+                count &-= 1
             }
-            ring[(head + count) & Self.mask] = Reading(vector: vector, tMs: tMs, magnitude: magnitude)
-            count += 1
+            ring[(head &+ count) & Self.mask] = Reading(vector: vector, tMs: tMs, magnitude: magnitude)
+            count &+= 1
         }
         if !ok { lastMagnitudeNotOK = appended }
-        appended += 1
+        appended &+= 1
         self.head = head
         self.count = count
         runningSum = sum + vector
@@ -98,7 +103,7 @@ struct SteadyWindow: Sendable {
             cosNewest = (vector * axis).sum() / magnitude
             // Written so that a NaN spreads rather than being skipped.
             if !(cosNewest >= cosSpread) { cosSpread = cosNewest }
-            readingsSinceCheck += 1
+            readingsSinceCheck &+= 1
         }
     }
 
@@ -143,6 +148,7 @@ struct SteadyWindow: Sendable {
     /// pass, starts a new cone and refreshes the running sum.
     private mutating func fullCheck(anchorLimit: Double, cosAngle: Double) -> Bool {
         hasCone = false
+        coneSerial &+= 1
         let newest = ring[(head + count - 1) & Self.mask]
         var sum = Vector3.zero
         var lowestCosine = 1.0
@@ -163,6 +169,12 @@ struct SteadyWindow: Sendable {
         hasCone = true
         return true
     }
+
+    /// The cone's axis (a unit vector), and the cosine of the angle from it
+    /// within which every reading of the window lies (valid after `isSteady`
+    /// returned true).
+    var coneAxis: Vector3 { axis }
+    var coneCosSpread: Double { cosSpread }
 
     /// The sum of the window's vectors to within rounding, for decisions that
     /// tolerate it (valid after `isSteady` returned true).

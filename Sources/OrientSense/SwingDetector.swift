@@ -58,14 +58,15 @@ struct SwingDetector: Sendable {
             let mask = ring.count - 1
             ring.withUnsafeMutableBufferPointer { ring in
                 // Drop readings that fell out of the window.
-                while count > 0, ring[head].tMs < tMs - windowMs {
-                    head = (head + 1) & mask
-                    count -= 1
+                let cutoff = tMs - windowMs
+                while count > 0, ring[head].tMs < cutoff {
+                    head = (head &+ 1) & mask
+                    count &-= 1
                 }
-                ring[(head + count) & mask] = Reading(tMs: tMs, sinTilt: sinTilt)
+                ring[(head &+ count) & mask] = Reading(tMs: tMs, sinTilt: sinTilt)
             }
             self.head = head
-            self.count = count + 1
+            self.count = count &+ 1
         } else {
             appendToFullRing(tMs: tMs, sinTilt: sinTilt, windowMs: windowMs)
         }
