@@ -351,9 +351,12 @@ public struct Classifier: Sendable {
         }
         let k = steadySumCandidate()
         if k == orientation, applied == orientation, !overheadLatched,
-            restCone.mayMeasure(cone: steady.coneSerial, orientation: orientation) {
+            restCone.mayMeasure(cone: steady.coneSerial, orientation: orientation),
+            let turns = orientation.quarterTurns,
+            let region = limits.restRegion(quarterTurns: turns, allowUpsideDown: config.allowUpsideDown) {
             restCone.measure(
-                cone: steady.coneSerial, axis: steady.coneAxis, orientation: orientation, limits: limits, config: config)
+                cone: steady.coneSerial, axis: steady.coneAxis, cosSpread: steady.coneCosSpread,
+                orientation: orientation, region: region, zSign: config.zSign)
         }
         return k
     }

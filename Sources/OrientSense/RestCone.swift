@@ -16,15 +16,22 @@ import Darwin
 /// the current orientation A (applied too, no overhead latch) holds for every
 /// direction whose tilt φ lies inside A's tilt gates and whose angle θ is
 /// nearer A's centre than the stay and steady-accept limits (and 45°). A cap
-/// of angular radius ρ around an axis at tilt φₐ and angle θₐ holds tilts
-/// φₐ ± ρ and angles θₐ ± asin(sin ρ / cos φₐ); so the cap fits for every ρ
-/// up to a bound computed once per cone, with a margin far above rounding,
-/// and each later reading needs only its spread compared with that bound.
+/// of angular radius ρ around a direction at tilt φ₀ and angle θ₀ holds
+/// tilts φ₀ ± ρ and angles θ₀ ± asin(sin ρ / cos φ₀); so there is a widest
+/// cap of candidates around it, found once (with libm, and a margin far
+/// above rounding). A cone whose axis lies β inside that cap keeps every
+/// reading in it while its spread stays under R − β: one dot product per
+/// cone, and one comparison per reading.
 struct RestCone: Sendable {
-    /// The cone (by serial) and orientation the bound was computed for.
-    private var coneSerial = -1
+    /// The cap: every direction within R of `centre` (a unit vector) is a
+    /// steady candidate for `orientation`; cos R is 2 when there is none.
     private var orientation = Orientation.undefined
-    /// The cosine of the widest spread that fits; 2 when none does.
+    private var centre: Vector3 = .zero
+    private var cosRadius = 2.0
+    private var sinRadius = 0.0
+    /// The cone (by serial) the bound was computed for, and the cosine of the
+    /// widest spread that keeps it inside the cap (2 when none does).
+    private var coneSerial = -1
     private var cosWidestSpread = 2.0
 
     /// Whether the window's mean is certainly the steady candidate for
@@ -44,40 +51,68 @@ struct RestCone: Sendable {
         serial != coneSerial || orientation != self.orientation
     }
 
-    /// Computes the widest spread around the unit vector `axis` (the window's
-    /// cone `serial`) at which every direction is a steady candidate for
-    /// `orientation`, which is also the applied one.
+    /// Bounds the spread of the window's cone `serial` (axis `axis`, a unit
+    /// vector; spread of cosine `cosSpread` now) inside a cap of candidates for
+    /// `orientation`, which is also the applied one; finds a new cap around the
+    /// axis in `region` when the last one does not hold the cone as it is.
     @inline(never)
     mutating func measure(
-        cone serial: Int, axis: Vector3, orientation: Orientation, limits: ClassifierLimits, config: ClassifierConfig
+        cone serial: Int, axis: Vector3, cosSpread: Double, orientation: Orientation, region: Region, zSign: Double
     ) {
         coneSerial = serial
+        if orientation == self.orientation, fit(axis), cosSpread >= cosWidestSpread { return }
         self.orientation = orientation
+        findCap(around: axis, region: region, zSign: zSign)
+        _ = fit(axis)
+    }
+
+    /// Where the current orientation is a steady candidate: tilts within
+    /// `lowTilt...highTilt` and angles θ nearer its centre than `near`
+    /// (degrees, all comparisons with room to spare), from
+    /// `ClassifierLimits.restRegion`.
+    struct Region {
+        let turns: Int
+        let lowTilt: Double
+        let highTilt: Double
+        let near: Double
+    }
+
+    /// Sets the widest spread around `axis` inside the cap: R − β, β the angle
+    /// from the cap's centre (its sine rounded up, so the bound errs inside).
+    private mutating func fit(_ axis: Vector3) -> Bool {
         cosWidestSpread = 2
-        guard let turns = orientation.quarterTurns, turns != 2 || config.allowUpsideDown else { return }
+        let cosBeta = (axis * centre).sum()
+        guard cosBeta > cosRadius else { return false }  // false for NaN too
+        let sinBeta = (max(0, 1 - cosBeta * cosBeta) + 4e-15).squareRoot()
+        cosWidestSpread = cosRadius * cosBeta + sinRadius * sinBeta + 1e-12
+        return true
+    }
+
+    /// The widest cap of directions in `region` around `axis`.
+    private mutating func findCap(around axis: Vector3, region: Region, zSign: Double) {
+        cosRadius = 2
         let length = (axis * axis).sum().squareRoot()
-        let sinTilt = tiltSine(z: axis.z, length: length, zSign: config.zSign)
-        let tilt = tiltDegrees(sine: sinTilt)
+        centre = axis / length
+        let tilt = tiltDegrees(sine: tiltSine(z: axis.z, length: length, zSign: zSign))
         let cosTilt = (axis.x * axis.x + axis.y * axis.y).squareRoot() / length
         var theta = atan2(axis.x, -axis.y) * 180 / .pi
         if theta < 0 { theta += 360 }
-        let range = limits.tiltRange(quarterTurns: turns)
-        // Every comparison `candidate` makes for A, as room left in degrees.
-        let below = tilt - max(limits.overheadEnter.degrees, limits.minusMaxTilt.degrees, range.min.degrees)
-        let above = min(limits.maxTilt.degrees, range.max.degrees) - tilt
-        let sideways = min(45, limits.stay.degrees, limits.steadyAccept.degrees) - angularDistance(theta, Double(turns) * 90)
-        guard sideways > 0, sideways < 90 else { return }
+        let sideways = region.near - angularDistance(theta, Double(region.turns) * 90)
+        guard sideways > 0, sideways < 90 else { return }  // also false for NaN
         let turn = asin(sin(sideways * .pi / 180) * cosTilt) * 180 / .pi
         // The margin (about 2e-6 rad) is far above the rounding of the angles
         // and of a spread's cosine near 1 (about 5e-8 rad).
-        let widest = min(below, above, turn) - 1e-4
-        guard widest > 0 else { return }  // also false for NaN
-        cosWidestSpread = cos(widest * .pi / 180)
+        let radius = min(tilt - region.lowTilt, region.highTilt - tilt, turn) - 1e-4
+        guard radius > 0, radius < 90 else { return }  // also false for NaN
+        cosRadius = cos(radius * .pi / 180)
+        sinRadius = sin(radius * .pi / 180)
     }
 
-    /// Forgets the bound (the limits changed).
+    /// Forgets the cap (the limits changed).
     mutating func forget() {
+        orientation = .undefined
         coneSerial = -1
+        cosRadius = 2
         cosWidestSpread = 2
     }
 }

@@ -65,6 +65,11 @@ struct SteadyWindow: Sendable {
     /// cos B: the newest reading's angle from the axis.
     private var cosNewest: Double = 1
     private var readingsSinceCheck = 0
+    /// The lowest cos B for which the cone still holds, and the cos A and cos δ
+    /// it was computed for (see `coneHolds`).
+    private var newestFloor = Double.infinity
+    private var floorSpread = Double.nan
+    private var floorAngle = Double.nan
     /// Numbers the cones: a full check starting one, or a clear, changes it,
     /// so an equal serial means the same cone (`RestCone`).
     private(set) var coneSerial = 0
@@ -127,14 +132,32 @@ struct SteadyWindow: Sendable {
     }
 
     /// Whether the cone puts every reading within δ (cosine `cosAngle`) of the
-    /// newest: cos(A + B) = cos A cos B − sin A sin B at least cos δ plus the
-    /// margin, with the sines rounded up (a cosine near 1 leaves 1 − cos² with
-    /// little precision).
+    /// newest: A + B at most δ' (cos δ' = cos δ plus the margin), that is
+    /// cos B at least cos(δ' − A) = cos δ' cos A + sin δ' sin A. That floor
+    /// changes only with A (and δ), so it is computed again only then, with the
+    /// sines rounded up (a cosine near 1 leaves 1 − cos² with little precision)
+    /// and the floor raised by far more than its rounding.
     @inline(__always)
-    private func coneHolds(cosAngle: Double) -> Bool {
-        guard hasCone, readingsSinceCheck < Self.refreshInterval, cosSpread > 0, cosNewest > 0 else { return false }
-        let sines = ((1 - cosSpread * cosSpread + 4e-15) * (1 - cosNewest * cosNewest + 4e-15)).squareRoot()
-        return cosSpread * cosNewest - sines >= cosAngle + angleGuardBand
+    private mutating func coneHolds(cosAngle: Double) -> Bool {
+        guard hasCone, readingsSinceCheck < Self.refreshInterval else { return false }
+        if cosSpread != floorSpread || cosAngle != floorAngle { setNewestFloor(cosAngle: cosAngle) }
+        return cosNewest >= newestFloor
+    }
+
+    /// Sets `newestFloor` for the current spread and δ (infinite when A ≥ δ',
+    /// or for a spread of 90° or more, or NaN).
+    @inline(never)
+    private mutating func setNewestFloor(cosAngle: Double) {
+        floorSpread = cosSpread
+        floorAngle = cosAngle
+        let cosLimit = cosAngle + angleGuardBand
+        if cosSpread > cosLimit, cosSpread > 0, cosLimit < 1 {
+            let sinLimit = (1 - cosLimit * cosLimit + 4e-15).squareRoot()
+            let sinSpread = (1 - cosSpread * cosSpread + 4e-15).squareRoot()
+            newestFloor = cosLimit * cosSpread + sinLimit * sinSpread + 1e-12
+        } else {
+            newestFloor = .infinity
+        }
     }
 
     /// The steady test of one reading against the newest.

@@ -24,6 +24,8 @@ struct SwingDetector: Sendable {
     private var ring = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: 512)
     private var head = 0
     private var count = 0
+    /// The time of the newest reading.
+    private var lastTMs = -Double.infinity
 
     /// The block the lower bound is kept over (see above), and the window length
     /// it was built for.
@@ -48,25 +50,23 @@ struct SwingDetector: Sendable {
         let bound = min(blockLowest, previousBlockLowest)
         let s = max(abs(sinTilt), abs(bound))
         if sinTilt - bound < limit.radiansBelow * ((1 - s) * (1 + s)).squareRoot() { return false }
-        return tiltDegrees(sine: sinTilt) - tiltDegrees(sine: lowestInWindow()) >= limit.degrees
+        return tiltDegrees(sine: sinTilt) - tiltDegrees(sine: lowestInWindow(tMs: tMs, windowMs: windowMs)) >= limit.degrees
     }
 
     @inline(__always)
     private mutating func append(tMs: Double, sinTilt: Double, windowMs: Double) {
+        if windowMs != blockWindowMs, count > 0 {
+            // Readings the old window had dropped stay dropped.
+            dropOutOfWindow(cutoff: lastTMs - blockWindowMs, keepingNewest: true)
+        }
+        lastTMs = tMs
         if count < ring.count {
-            var head = self.head, count = self.count
-            let mask = ring.count - 1
-            ring.withUnsafeMutableBufferPointer { ring in
-                // Drop readings that fell out of the window.
-                let cutoff = tMs - windowMs
-                while count > 0, ring[head].tMs < cutoff {
-                    head = (head &+ 1) & mask
-                    count &-= 1
-                }
-                ring[(head &+ count) & mask] = Reading(tMs: tMs, sinTilt: sinTilt)
-            }
-            self.head = head
-            self.count = count &+ 1
+            // Readings that fell out of the window are dropped only when the ring
+            // fills up or the window is scanned: times never decrease, so that
+            // drops the same readings.
+            let slot = (head &+ count) & (ring.count - 1)
+            ring.withUnsafeMutableBufferPointer { $0[slot] = Reading(tMs: tMs, sinTilt: sinTilt) }
+            count &+= 1
         } else {
             appendToFullRing(tMs: tMs, sinTilt: sinTilt, windowMs: windowMs)
         }
@@ -89,11 +89,8 @@ struct SwingDetector: Sendable {
     /// grows the ring (or, at `maxCapacity`, forgets the oldest) if still full.
     @inline(never)
     private mutating func appendToFullRing(tMs: Double, sinTilt: Double, windowMs: Double) {
+        dropOutOfWindow(cutoff: tMs - windowMs, keepingNewest: false)
         var mask = ring.count - 1
-        while count > 0, ring[head].tMs < tMs - windowMs {
-            head = (head + 1) & mask
-            count -= 1
-        }
         if count == ring.count {
             if count < Self.maxCapacity {
                 grow()
@@ -115,8 +112,28 @@ struct SwingDetector: Sendable {
         head = 0
     }
 
-    /// The lowest sin φ among the readings of the window (all in the ring).
-    private func lowestInWindow() -> Double {
+    /// Drops the readings older than `cutoff` (ms), except the newest when
+    /// `keepingNewest` (a reading is never dropped at its own append, whatever
+    /// the window).
+    private mutating func dropOutOfWindow(cutoff: Double, keepingNewest: Bool) {
+        // Times never decrease along the ring: the readings to drop are a
+        // prefix, found by bisection.
+        let mask = ring.count - 1
+        var low = 0, high = count - (keepingNewest ? 1 : 0)
+        ring.withUnsafeBufferPointer { ring in
+            while low < high {
+                let middle = (low + high) / 2
+                if ring[(head &+ middle) & mask].tMs < cutoff { low = middle + 1 } else { high = middle }
+            }
+        }
+        head = (head &+ low) & mask
+        count -= low
+    }
+
+    /// The lowest sin φ among the readings of the window ending at `tMs`.
+    @inline(never)
+    private mutating func lowestInWindow(tMs: Double, windowMs: Double) -> Double {
+        dropOutOfWindow(cutoff: tMs - windowMs, keepingNewest: true)
         var lowest = Double.infinity
         for i in 0..<count { lowest = min(lowest, ring[(head + i) & (ring.count - 1)].sinTilt) }
         return lowest
