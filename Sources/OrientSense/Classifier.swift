@@ -86,9 +86,9 @@ public struct Classifier: Sendable {
     // Gates and hold-offs.
     private var overheadLatched = false
     private var flatSince: Double?
-    private var accelHoldUntil = -Double.infinity
-    private var flatHoldUntil = -Double.infinity
-    private var swingHoldUntil = -Double.infinity
+    /// No commit before this: the latest end of the acceleration, flat and
+    /// swing hold-offs (only their latest end matters, so one value keeps it).
+    private var holdUntil = -Double.infinity
     private var swing = SwingDetector()
 
     // Published tilt: a new class must hold for the tilt settle time.
@@ -155,11 +155,15 @@ public struct Classifier: Sendable {
         quietUpper = range?.upperBound ?? -.infinity
     }
 
-    private var holdUntil: Double { max(accelHoldUntil, flatHoldUntil, swingHoldUntil) }
-
     /// Feeds one reading (m/s², panel frame). Non-finite, all-zero or implausibly
     /// large readings are dropped before the filter and arm the acceleration hold.
     public mutating func process(_ sample: Sample) -> ClassifierEvent? {
+        processReading(sample)
+    }
+
+    /// `process`, inlined into it (with the evaluation) and kept apart for ticks.
+    @inline(__always)
+    private mutating func processReading(_ sample: Sample) -> ClassifierEvent? {
         let t = sample.tMs
         let a = sample.vector
         guard t.isFinite else { return nil }
@@ -169,7 +173,7 @@ public struct Classifier: Sendable {
         guard squared > 0, squared <= limits.implausibleSquared,
             squared < .infinity || (a.x.isFinite && a.y.isFinite && a.z.isFinite)
         else {
-            if hasFilter, t >= lastTime { accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs) }
+            if hasFilter, t >= lastTime { holdUntil = max(holdUntil, t + config.holdAfterAccelMs) }
             return nil
         }
         let rawMagnitude = squared.squareRoot()
@@ -192,7 +196,7 @@ public struct Classifier: Sendable {
         lastTime = t
         lastRaw = a
         if abs(rawMagnitude - config.standardGravity) > config.accelToleranceRaw {
-            accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
+            holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
         }
         steady.append(
             tMs: t, vector: a, magnitude: rawMagnitude,
@@ -206,7 +210,7 @@ public struct Classifier: Sendable {
     public mutating func tick(atMs t: Double) -> ClassifierEvent? {
         guard hasFilter, t >= lastTime else { return nil }
         if config.onChange {
-            return process(Sample(tMs: t, vector: lastRaw))
+            return processReading(Sample(tMs: t, vector: lastRaw))
         }
         return evaluate(at: t, newReading: false)
     }
@@ -239,9 +243,7 @@ public struct Classifier: Sendable {
         steadyCandidate = nil
         tiltCandidate = .undefined
         flatSince = nil
-        accelHoldUntil = -.infinity
-        flatHoldUntil = -.infinity
-        swingHoldUntil = -.infinity
+        holdUntil = -.infinity
         swing.clear()
     }
 
@@ -253,6 +255,7 @@ public struct Classifier: Sendable {
         return cachedDecay
     }
 
+    @inline(__always)
     private mutating func evaluate(at t: Double, newReading: Bool) -> ClassifierEvent? {
         guard hasFilter else { return nil }
         let f = filter
@@ -262,7 +265,7 @@ public struct Classifier: Sendable {
         var tiltChanged = false
         if usable, newReading {
             if abs(magnitude - config.standardGravity) > config.accelToleranceFiltered {
-                accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
+                holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
             }
             let sinTilt = tiltSine(z: f.z, length: magnitude, zSign: config.zSign)
             if !overheadLatched, flatSince == nil, sinTilt >= quietLower, sinTilt <= quietUpper {
@@ -273,10 +276,10 @@ public struct Classifier: Sendable {
                 tiltChanged = publishTilt(sinTilt: sinTilt, at: t)
             }
             if swing.rose(by: limits.swing, tMs: t, sinTilt: sinTilt, windowMs: config.swingWindowMs) {
-                swingHoldUntil = max(swingHoldUntil, t + config.holdAfterSwingMs)
+                holdUntil = max(holdUntil, t + config.holdAfterSwingMs)
             }
         } else if newReading {
-            accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
+            holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
         }
 
         // Steady path: the raw readings of the current run agree and sit near g.
@@ -404,7 +407,7 @@ public struct Classifier: Sendable {
             let since = flatSince ?? t
             flatSince = since
             if t - since >= config.flatTimeMs {
-                flatHoldUntil = max(flatHoldUntil, t + config.holdAfterFlatMs)
+                holdUntil = max(holdUntil, t + config.holdAfterFlatMs)
             }
         } else {
             flatSince = nil
