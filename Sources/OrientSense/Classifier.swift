@@ -348,7 +348,7 @@ public struct Classifier: Sendable {
     private mutating func steadyWindowCandidate() -> Orientation? {
         // At rest at the current orientation, the cone alone decides (`RestCone`).
         if restCone.holds(
-            cone: steady.coneSerial, cosSpread: steady.coneCosSpread, orientation: orientation, applied: applied,
+            cone: steady.coneSerial, cosSpread: steady.cosSpread, orientation: orientation, applied: applied,
             overheadLatched: overheadLatched) {
             return orientation
         }
@@ -358,7 +358,7 @@ public struct Classifier: Sendable {
             let turns = orientation.quarterTurns,
             let region = limits.restRegion(quarterTurns: turns, allowUpsideDown: config.allowUpsideDown) {
             restCone.measure(
-                cone: steady.coneSerial, axis: steady.coneAxis, cosSpread: steady.coneCosSpread,
+                cone: steady.coneSerial, axis: steady.axis, cosSpread: steady.cosSpread,
                 orientation: orientation, region: region, zSign: config.zSign)
         }
         return k

@@ -27,8 +27,10 @@ import Darwin
 /// a commit needs it.
 ///
 /// The readings live in one fixed ring whose capacity is a power of two (a
-/// slot is an index masked, not divided), appended through an unsafe buffer
-/// pointer (one uniqueness check, no bounds checks).
+/// slot is an index masked, not divided, which also spares the bounds
+/// checks), stored inline (`InlineArray`, Swift 6.2 on): no heap buffer, so
+/// no uniqueness check (a call) on every append. The classifier is never
+/// copied on the reading path, so the 12 KiB it adds cost nothing there.
 struct SteadyWindow: Sendable {
     /// One raw reading and its magnitude.
     private struct Reading {
@@ -38,14 +40,19 @@ struct SteadyWindow: Sendable {
     }
 
     /// Room for 2.5 s at 100 Hz, far more than any sensible window; beyond it
-    /// the oldest reading is forgotten.
+    /// the oldest reading is forgotten. The ring's type repeats it.
     private static let capacity = 256
     private static let mask = capacity - 1
     /// At most this many readings between full checks, which bounds the rounding
     /// the running sum gathers (far below `angleGuardBand`).
     private static let refreshInterval = 128
 
+    #if compiler(>=6.2)
+    private var ring = InlineArray<256, Reading>(repeating: Reading(vector: .zero, tMs: 0, magnitude: 0))
+    #else
+    // Before InlineArray: the same ring on the heap (a uniqueness check per write).
     private var ring = ContiguousArray(repeating: Reading(vector: .zero, tMs: 0, magnitude: 0), count: capacity)
+    #endif
     private var head = 0
     private var count = 0
     /// Readings appended so far, and the number of the last one whose magnitude
@@ -58,10 +65,12 @@ struct SteadyWindow: Sendable {
 
     // The cone (see above), valid only while `hasCone`.
     private var hasCone = false
-    /// Unit vector along the newest reading at the last full check.
-    private var axis: Vector3 = .zero
-    /// cos A: no reading of the window lies farther than A from the axis.
-    private var cosSpread: Double = 1
+    /// Unit vector along the newest reading at the last full check: the cone's
+    /// axis (valid after `isSteady` returned true).
+    private(set) var axis: Vector3 = .zero
+    /// cos A: no reading of the window lies farther than A from the axis (valid
+    /// after `isSteady` returned true).
+    private(set) var cosSpread: Double = 1
     /// cos B: the newest reading's angle from the axis.
     private var cosNewest: Double = 1
     private var readingsSinceCheck = 0
@@ -87,18 +96,23 @@ struct SteadyWindow: Sendable {
     mutating func append(tMs: Double, vector: Vector3, magnitude: Double, magnitudeOK ok: Bool, windowMs: Double) {
         var head = self.head, count = self.count
         var sum = runningSum
-        ring.withUnsafeMutableBufferPointer { ring in
-            // Keep exactly one reading at or before tMs − window (the window's
-            // anchor), and at most `capacity`.
-            let cutoff = tMs - windowMs
-            while count >= 2 && (ring[(head &+ 1) & Self.mask].tMs <= cutoff || count == Self.capacity) {
-                sum -= ring[head].vector
-                head = (head &+ 1) & Self.mask
-                count &-= 1
-            }
-            ring[(head &+ count) & Self.mask] = Reading(vector: vector, tMs: tMs, magnitude: magnitude)
-            count &+= 1
+        // Keep exactly one reading at or before tMs − window (the window's
+        // anchor), and at most `capacity`. Times never decrease along the ring,
+        // so dropping for the window first and then for room drops the same
+        // readings as testing both at each step.
+        let cutoff = tMs - windowMs
+        while count >= 2 && ring[(head &+ 1) & Self.mask].tMs <= cutoff {
+            sum -= ring[head & Self.mask].vector
+            head = (head &+ 1) & Self.mask
+            count &-= 1
         }
+        if count == Self.capacity {
+            sum -= ring[head & Self.mask].vector
+            head = (head &+ 1) & Self.mask
+            count &-= 1
+        }
+        ring[(head &+ count) & Self.mask] = Reading(vector: vector, tMs: tMs, magnitude: magnitude)
+        count &+= 1
         if !ok { lastMagnitudeNotOK = appended }
         appended &+= 1
         self.head = head
@@ -119,7 +133,7 @@ struct SteadyWindow: Sendable {
     @inline(__always)
     mutating func isSteady(atMs tMs: Double, windowMs: Double, angle: Double, cosAngle: Double) -> Bool {
         guard count >= 2, lastMagnitudeNotOK < appended - count else { return false }
-        let anchorTime = ring[head].tMs
+        let anchorTime = ring[head & Self.mask].tMs
         guard anchorTime <= tMs - windowMs + 1e-9 else { return false }
         // An anchor older than the window (low sample rates) is allowed the same
         // angular speed, δ per window, so the test does not depend on the rate.
@@ -128,7 +142,7 @@ struct SteadyWindow: Sendable {
         let anchorLimit = anchorIsOld ? cos(angle * anchorAge / windowMs) : cosAngle
         guard coneHolds(cosAngle: cosAngle) else { return fullCheck(anchorLimit: anchorLimit, cosAngle: cosAngle) }
         // Every reading passes with δ; an old anchor has its own limit.
-        return !anchorIsOld || Self.passes(ring[head], against: ring[(head + count - 1) & Self.mask], limit: anchorLimit)
+        return !anchorIsOld || Self.passes(ring[head & Self.mask], against: ring[(head + count - 1) & Self.mask], limit: anchorLimit)
     }
 
     /// Whether the cone puts every reading within δ (cosine `cosAngle`) of the
@@ -193,18 +207,16 @@ struct SteadyWindow: Sendable {
         return true
     }
 
-    /// The cone's axis (a unit vector), and the cosine of the angle from it
-    /// within which every reading of the window lies (valid after `isSteady`
-    /// returned true).
-    var coneAxis: Vector3 { axis }
-    var coneCosSpread: Double { cosSpread }
-
     /// The sum of the window's vectors to within rounding, for decisions that
     /// tolerate it (valid after `isSteady` returned true).
     var approximateSum: Vector3 { runningSum }
 
     /// The mean of the window's readings, summed from the newest back.
-    func mean() -> Vector3 {
+    ///
+    /// `mutating` only so that it reads the ring in place: a non-mutating
+    /// method called on a stored property of a value being mutated gets a copy
+    /// of the whole ring.
+    mutating func mean() -> Vector3 {
         var sum = Vector3.zero
         var i = count - 1
         while i >= 0 {
