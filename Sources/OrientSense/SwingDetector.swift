@@ -17,11 +17,21 @@ struct SwingDetector: Sendable {
         var sinTilt: Double
     }
 
-    /// A power of two (a slot is an index masked, not divided); doubles when a
-    /// window holds more readings, up to `maxCapacity` (65 s at 1000 Hz), beyond
-    /// which the oldest are forgotten.
+    /// The ring's capacity: a power of two (a slot is an index masked, not
+    /// divided); doubles when a window holds more readings, up to
+    /// `maxCapacity` (65 s at 1000 Hz), beyond which the oldest are forgotten.
     private static let maxCapacity = 1 << 16
-    private var ring = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: 512)
+    private var capacity = smallCapacity
+    /// While the capacity is `smallCapacity` the ring lives inline (Swift 6.2
+    /// on: no heap buffer, so no uniqueness check, a call, on every append);
+    /// beyond it, in `large`. The inline type repeats the capacity.
+    private static let smallCapacity = 512
+    #if compiler(>=6.2)
+    private var small = InlineArray<512, Reading>(repeating: Reading(tMs: 0, sinTilt: 0))
+    #else
+    private var small = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: smallCapacity)
+    #endif
+    private var large = ContiguousArray<Reading>()
     private var head = 0
     private var count = 0
     /// The time of the newest reading.
@@ -60,12 +70,11 @@ struct SwingDetector: Sendable {
             dropOutOfWindow(cutoff: lastTMs - blockWindowMs, keepingNewest: true)
         }
         lastTMs = tMs
-        if count < ring.count {
+        if count < capacity {
             // Readings that fell out of the window are dropped only when the ring
             // fills up or the window is scanned: times never decrease, so that
             // drops the same readings.
-            let slot = (head &+ count) & (ring.count - 1)
-            ring.withUnsafeMutableBufferPointer { $0[slot] = Reading(tMs: tMs, sinTilt: sinTilt) }
+            store(Reading(tMs: tMs, sinTilt: sinTilt), at: head &+ count)
             count &+= 1
         } else {
             appendToFullRing(tMs: tMs, sinTilt: sinTilt, windowMs: windowMs)
@@ -90,25 +99,41 @@ struct SwingDetector: Sendable {
     @inline(never)
     private mutating func appendToFullRing(tMs: Double, sinTilt: Double, windowMs: Double) {
         dropOutOfWindow(cutoff: tMs - windowMs, keepingNewest: false)
-        var mask = ring.count - 1
-        if count == ring.count {
+        if count == capacity {
             if count < Self.maxCapacity {
                 grow()
-                mask = ring.count - 1
             } else {
-                head = (head + 1) & mask
+                head = (head &+ 1) & (capacity - 1)
                 count -= 1
             }
         }
-        ring[(head + count) & mask] = Reading(tMs: tMs, sinTilt: sinTilt)
+        store(Reading(tMs: tMs, sinTilt: sinTilt), at: head &+ count)
         count += 1
+    }
+
+    /// The reading in slot `slot` (masked). `mutating` only so that it reads
+    /// the ring in place: a non-mutating method called on a stored property of
+    /// a value being mutated gets a copy of the whole ring.
+    @inline(__always)
+    private mutating func reading(at slot: Int) -> Reading {
+        capacity == Self.smallCapacity ? small[slot & (Self.smallCapacity - 1)] : large[slot & (capacity - 1)]
+    }
+
+    @inline(__always)
+    private mutating func store(_ reading: Reading, at slot: Int) {
+        if capacity == Self.smallCapacity {
+            small[slot & (Self.smallCapacity - 1)] = reading
+        } else {
+            large[slot & (capacity - 1)] = reading
+        }
     }
 
     /// Doubles the ring, keeping the readings in order from slot 0.
     private mutating func grow() {
-        var larger = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: ring.count * 2)
-        for i in 0..<count { larger[i] = ring[(head + i) & (ring.count - 1)] }
-        ring = larger
+        var larger = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: capacity * 2)
+        for i in 0..<count { larger[i] = reading(at: head + i) }
+        large = larger
+        capacity *= 2
         head = 0
     }
 
@@ -118,15 +143,12 @@ struct SwingDetector: Sendable {
     private mutating func dropOutOfWindow(cutoff: Double, keepingNewest: Bool) {
         // Times never decrease along the ring: the readings to drop are a
         // prefix, found by bisection.
-        let mask = ring.count - 1
         var low = 0, high = count - (keepingNewest ? 1 : 0)
-        ring.withUnsafeBufferPointer { ring in
-            while low < high {
-                let middle = (low + high) / 2
-                if ring[(head &+ middle) & mask].tMs < cutoff { low = middle + 1 } else { high = middle }
-            }
+        while low < high {
+            let middle = (low + high) / 2
+            if reading(at: head &+ middle).tMs < cutoff { low = middle + 1 } else { high = middle }
         }
-        head = (head &+ low) & mask
+        head = (head &+ low) & (capacity - 1)
         count -= low
     }
 
@@ -135,7 +157,7 @@ struct SwingDetector: Sendable {
     private mutating func lowestInWindow(tMs: Double, windowMs: Double) -> Double {
         dropOutOfWindow(cutoff: tMs - windowMs, keepingNewest: true)
         var lowest = Double.infinity
-        for i in 0..<count { lowest = min(lowest, ring[(head + i) & (ring.count - 1)].sinTilt) }
+        for i in 0..<count { lowest = min(lowest, reading(at: head + i).sinTilt) }
         return lowest
     }
 }
