@@ -220,6 +220,7 @@ public struct Classifier: Sendable {
     /// these calls instead of P.
     public mutating func setApplied(_ orientation: Orientation?) {
         applied = orientation == .undefined ? nil : orientation
+        restCone.forget()
         appliedFeedback = true
     }
 
@@ -346,12 +347,9 @@ public struct Classifier: Sendable {
     /// The candidate of the steady window's mean, while the window is steady.
     @inline(__always)
     private mutating func steadyWindowCandidate() -> Orientation? {
-        // At rest at the current orientation, the cone alone decides (`RestCone`).
-        if restCone.holds(
-            cone: steady.coneSerial, cosSpread: steady.cosSpread, orientation: orientation, applied: applied,
-            overheadLatched: overheadLatched) {
-            return orientation
-        }
+        // At rest at the current orientation, the cone alone decides (`RestCone`;
+        // it is forgotten whenever P, A or the overhead latch changes).
+        if restCone.holds(cone: steady.coneSerial, cosSpread: steady.cosSpread) { return orientation }
         let k = steadySumCandidate()
         if k == orientation, applied == orientation, !overheadLatched,
             restCone.mayMeasure(cone: steady.coneSerial, orientation: orientation),
@@ -391,6 +389,7 @@ public struct Classifier: Sendable {
     private mutating func commit(_ k: Orientation) {
         orientation = k
         if !appliedFeedback { applied = k }
+        restCone.forget()
         pending = nil
         steadyCandidate = nil
     }
@@ -399,6 +398,7 @@ public struct Classifier: Sendable {
     @inline(__always)
     private mutating func updateTiltGates(t: Double, sinTilt: Double) {
         if limits.overheadEnter.isAtOrAbove(tiltOfSine: sinTilt) {
+            if !overheadLatched { restCone.forget() }
             overheadLatched = true
         } else if limits.overheadExit.isReached(byTiltOfSine: sinTilt) {
             overheadLatched = false

@@ -34,15 +34,14 @@ struct RestCone: Sendable {
     private var coneSerial = -1
     private var cosWidestSpread = 2.0
 
-    /// Whether the window's mean is certainly the steady candidate for
-    /// `orientation`, the window's cone being `serial` with its readings within
-    /// the angle of cosine `cosSpread` of its axis.
+    /// Whether the window's mean is certainly the steady candidate for the
+    /// orientation measured, the window's cone being `serial` with its readings
+    /// within the angle of cosine `cosSpread` of its axis. The caller must
+    /// `forget` whenever that orientation, the applied one or the overhead
+    /// latch changes.
     @inline(__always)
-    func holds(
-        cone serial: Int, cosSpread: Double, orientation: Orientation, applied: Orientation?, overheadLatched: Bool
-    ) -> Bool {
-        serial == coneSerial && cosSpread >= cosWidestSpread && orientation == self.orientation
-            && applied == orientation && !overheadLatched
+    func holds(cone serial: Int, cosSpread: Double) -> Bool {
+        serial == coneSerial && cosSpread >= cosWidestSpread
     }
 
     /// Whether `measure` has yet to look at this cone and orientation.

@@ -9,8 +9,10 @@
 /// being at least a window long, so that the two always cover the window.
 /// Between two sines φ grows by at most 1/√(1 − s²) per unit of sine (s the
 /// larger in size), so a reading whose sine clears the bound by less than the
-/// rise in radians times √(1 − s²) cannot be a swing. Otherwise the window's
-/// readings, kept in a ring, give the exact lowest, and the angles decide.
+/// rise in radians times √(1 − s²) cannot be a swing; a threshold on the
+/// sine alone, computed once per bound, says so for most readings. Otherwise
+/// the window's readings, kept in a ring, give the exact lowest, and the
+/// angles decide.
 struct SwingDetector: Sendable {
     private struct Reading {
         var tMs: Double
@@ -43,6 +45,9 @@ struct SwingDetector: Sendable {
     private var blockWindowMs = Double.nan
     private var blockLowest = Double.infinity
     private var previousBlockLowest = Double.infinity
+    /// `setThreshold`'s sine, and the bound it was computed for.
+    private var threshold = -Double.infinity
+    private var thresholdBound = Double.nan
 
     mutating func clear() {
         head = 0
@@ -58,9 +63,21 @@ struct SwingDetector: Sendable {
     mutating func rose(by limit: SwingLimit, tMs: Double, sinTilt: Double, windowMs: Double) -> Bool {
         append(tMs: tMs, sinTilt: sinTilt, windowMs: windowMs)
         let bound = min(blockLowest, previousBlockLowest)
+        if bound != thresholdBound { setThreshold(bound: bound, limit: limit) }
+        if sinTilt < threshold { return false }
         let s = max(abs(sinTilt), abs(bound))
         if sinTilt - bound < limit.radiansBelow * ((1 - s) * (1 + s)).squareRoot() { return false }
         return tiltDegrees(sine: sinTilt) - tiltDegrees(sine: lowestInWindow(tMs: tMs, windowMs: windowMs)) >= limit.degrees
+    }
+
+    /// A sine below which the bound test below passes for sure, kept for one
+    /// bound: a sine that can pass that test lies under bound + rise, so its
+    /// size is at most |bound| + rise, which caps s there.
+    @inline(never)
+    private mutating func setThreshold(bound: Double, limit: SwingLimit) {
+        thresholdBound = bound
+        let cap = abs(bound) + limit.radiansBelow
+        threshold = bound + limit.radiansBelow * max(0, (1 - cap) * (1 + cap)).squareRoot()
     }
 
     @inline(__always)
