@@ -180,13 +180,15 @@ struct SteadyWindow: Sendable {
         (reading.vector * newest.vector).sum() >= limit * reading.magnitude * newest.magnitude
     }
 
-    /// Checks every reading of the window against the newest, from the newest
-    /// back (so a moving device fails at the reading before the newest); when all
-    /// pass, starts a new cone and refreshes the running sum.
+    /// Checks every reading of the window against the newest; when all pass,
+    /// starts a new cone and refreshes the running sum.
     private mutating func fullCheck(anchorLimit: Double, cosAngle: Double) -> Bool {
         hasCone = false
         coneSerial &+= 1
         let newest = ring[(head + count - 1) & Self.mask]
+        // A moving device fails soonest at the anchor, the oldest reading: test
+        // it first (the answer does not depend on the order).
+        guard Self.passes(ring[head & Self.mask], against: newest, limit: anchorLimit) else { return false }
         var sum = Vector3.zero
         var lowestCosine = 1.0
         var i = count - 1
