@@ -14,11 +14,11 @@ import Darwin
 ///
 /// The test runs on every reading, and a device at rest passes it on every
 /// reading, so it avoids checking each reading of the window each time. A
-/// full check that passes also yields a cone: an axis (the newest reading then)
-/// and an angle A that holds every reading of the window. Each later reading
-/// widens A to its own angle B from the axis; while A + B stays under δ, the
-/// triangle inequality puts every reading within δ of the newest, and no check
-/// of the readings is needed. The margin (a cosine `angleGuardBand` above
+/// full check that passes also yields a cone: an axis (the readings' mean
+/// direction then) and an angle A that holds every reading of the window.
+/// Each later reading, at angle B from the axis, widens A to B if need be;
+/// while A + B stays under δ, the triangle inequality puts every reading
+/// within δ of the newest, and no check of the readings is needed. The margin (a cosine `angleGuardBand` above
 /// δ's) makes the answer the full check's, rounding included. Magnitudes are
 /// tracked by the number of the last reading not near g. The window's sum,
 /// for the mean's direction, is kept by adding and subtracting readings and
@@ -65,7 +65,7 @@ struct SteadyWindow: Sendable {
 
     // The cone (see above), valid only while `hasCone`.
     private var hasCone = false
-    /// Unit vector along the newest reading at the last full check: the cone's
+    /// Unit vector along the readings' mean at the last full check: the cone's
     /// axis (valid after `isSteady` returned true).
     private(set) var axis: Vector3 = .zero
     /// cos A: no reading of the window lies farther than A from the axis (valid
@@ -190,20 +190,26 @@ struct SteadyWindow: Sendable {
         // it first (the answer does not depend on the order).
         guard Self.passes(ring[head & Self.mask], against: newest, limit: anchorLimit) else { return false }
         var sum = Vector3.zero
-        var lowestCosine = 1.0
         var i = count - 1
         while i >= 0 {
             let reading = ring[(head + i) & Self.mask]
             guard Self.passes(reading, against: newest, limit: i == 0 ? anchorLimit : cosAngle) else { return false }
-            let cosine = (reading.vector * newest.vector).sum() / (reading.magnitude * newest.magnitude)
-            if !(cosine >= lowestCosine) { lowestCosine = cosine }  // a NaN spreads (and ends the cone)
             sum += reading.vector
             i -= 1
         }
+        // The cone's axis is the readings' mean direction: the readings lie about
+        // half as far from it as from the newest, so the cone lasts longer.
+        let centre = sum / (sum * sum).sum().squareRoot()
+        var lowestCosine = 1.0
+        for j in 0..<count {
+            let reading = ring[(head + j) & Self.mask]
+            let cosine = (reading.vector * centre).sum() / reading.magnitude
+            if !(cosine >= lowestCosine) { lowestCosine = cosine }  // a NaN spreads (and ends the cone)
+        }
         runningSum = sum
-        axis = newest.vector / newest.magnitude
+        axis = centre
         cosSpread = lowestCosine
-        cosNewest = 1
+        cosNewest = (newest.vector * centre).sum() / newest.magnitude
         readingsSinceCheck = 0
         hasCone = true
         return true
