@@ -44,19 +44,18 @@ public struct ClassifierEvent: Sendable, Equatable {
 /// if let deadline = classifier.nextDeadline { /* arm a timer, then */ classifier.tick(atMs: deadline) }
 /// ```
 ///
-/// A reading costs about 420 instructions, with no libm call and no call
-/// into the runtime in the common case, yet every decision is the one the
-/// definitions above give: angles are compared through sines and cosines and
-/// computed only near a limit (`AngleReading`), candidate decisions are
-/// reused while the vector stays clear of every limit they consulted
-/// (`CandidateMemo`), a device at rest is found at its orientation from the
-/// steady window's cone alone (`RestCone`), and the steady and swing tests
-/// avoid rescanning their windows (`SteadyWindow`, `SwingDetector`, whose
-/// rings live inline). Every shortcut answers only when its answer provably
-/// equals the definition's, with margins far above rounding; otherwise the
-/// full computation runs. The per-reading helpers are forced inline, the
-/// rare paths kept out of line, and the classifier is only ever passed in
-/// place, never copied (see `candidate`).
+/// A reading costs about 430 instructions, with no libm call in the common
+/// case, yet every decision is the one the definitions above give: angles
+/// are compared through sines and cosines and computed only near a limit
+/// (`AngleReading`), candidate decisions are reused while the vector stays
+/// clear of every limit they consulted (`CandidateMemo`), a device at rest is
+/// found at its orientation from the steady window's cone alone (`RestCone`),
+/// and the steady and swing tests avoid rescanning their windows
+/// (`SteadyWindow`, `SwingDetector`). Every shortcut answers only when its
+/// answer provably equals the definition's, with margins far above rounding;
+/// otherwise the full computation runs. The per-reading helpers are forced
+/// inline, the rare paths kept out of line, and the classifier is only ever
+/// passed in place, never copied (see `candidate`).
 public struct Classifier: Sendable {
     /// The parameters; replace through `reconfigure`.
     public private(set) var config: ClassifierConfig

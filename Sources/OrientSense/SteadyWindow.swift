@@ -27,10 +27,10 @@ import Darwin
 /// a commit needs it.
 ///
 /// The readings live in one fixed ring whose capacity is a power of two (a
-/// slot is an index masked, not divided, which also spares the bounds
-/// checks), stored inline (`InlineArray`, Swift 6.2 on): no heap buffer, so
-/// no uniqueness check (a call) on every append. The classifier is never
-/// copied on the reading path, so the 12 KiB it adds cost nothing there.
+/// slot is an index masked, not divided). It stays on the heap: inline (an
+/// `InlineArray`) it would spare a uniqueness check per append, but make the
+/// classifier a 20 KiB value that every copy of an engine or a replay
+/// duplicates.
 struct SteadyWindow: Sendable {
     /// One raw reading and its magnitude.
     private struct Reading {
@@ -40,19 +40,14 @@ struct SteadyWindow: Sendable {
     }
 
     /// Room for 2.5 s at 100 Hz, far more than any sensible window; beyond it
-    /// the oldest reading is forgotten. The ring's type repeats it.
+    /// the oldest reading is forgotten.
     private static let capacity = 256
     private static let mask = capacity - 1
     /// At most this many readings between full checks, which bounds the rounding
     /// the running sum gathers (far below `angleGuardBand`).
     private static let refreshInterval = 128
 
-    #if compiler(>=6.2)
-    private var ring = InlineArray<256, Reading>(repeating: Reading(vector: .zero, tMs: 0, magnitude: 0))
-    #else
-    // Before InlineArray: the same ring on the heap (a uniqueness check per write).
     private var ring = ContiguousArray(repeating: Reading(vector: .zero, tMs: 0, magnitude: 0), count: capacity)
-    #endif
     private var head = 0
     private var count = 0
     /// Readings appended so far, and the number of the last one whose magnitude
@@ -101,18 +96,20 @@ struct SteadyWindow: Sendable {
         // so dropping for the window first and then for room drops the same
         // readings as testing both at each step.
         let cutoff = tMs - windowMs
-        while count >= 2 && ring[(head &+ 1) & Self.mask].tMs <= cutoff {
-            sum -= ring[head & Self.mask].vector
-            head = (head &+ 1) & Self.mask
-            count &-= 1
+        ring.withUnsafeMutableBufferPointer { ring in
+            while count >= 2 && ring[(head &+ 1) & Self.mask].tMs <= cutoff {
+                sum -= ring[head & Self.mask].vector
+                head = (head &+ 1) & Self.mask
+                count &-= 1
+            }
+            if count == Self.capacity {
+                sum -= ring[head & Self.mask].vector
+                head = (head &+ 1) & Self.mask
+                count &-= 1
+            }
+            ring[(head &+ count) & Self.mask] = Reading(vector: vector, tMs: tMs, magnitude: magnitude)
+            count &+= 1
         }
-        if count == Self.capacity {
-            sum -= ring[head & Self.mask].vector
-            head = (head &+ 1) & Self.mask
-            count &-= 1
-        }
-        ring[(head &+ count) & Self.mask] = Reading(vector: vector, tMs: tMs, magnitude: magnitude)
-        count &+= 1
         if !ok { lastMagnitudeNotOK = appended }
         appended &+= 1
         self.head = head

@@ -19,21 +19,11 @@ struct SwingDetector: Sendable {
         var sinTilt: Double
     }
 
-    /// The ring's capacity: a power of two (a slot is an index masked, not
-    /// divided); doubles when a window holds more readings, up to
-    /// `maxCapacity` (65 s at 1000 Hz), beyond which the oldest are forgotten.
+    /// A power of two (a slot is an index masked, not divided); doubles when a
+    /// window holds more readings, up to `maxCapacity` (65 s at 1000 Hz), beyond
+    /// which the oldest are forgotten.
     private static let maxCapacity = 1 << 16
-    private var capacity = smallCapacity
-    /// While the capacity is `smallCapacity` the ring lives inline (Swift 6.2
-    /// on: no heap buffer, so no uniqueness check, a call, on every append);
-    /// beyond it, in `large`. The inline type repeats the capacity.
-    private static let smallCapacity = 512
-    #if compiler(>=6.2)
-    private var small = InlineArray<512, Reading>(repeating: Reading(tMs: 0, sinTilt: 0))
-    #else
-    private var small = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: smallCapacity)
-    #endif
-    private var large = ContiguousArray<Reading>()
+    private var ring = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: 512)
     private var head = 0
     private var count = 0
     /// The time of the newest reading.
@@ -87,7 +77,7 @@ struct SwingDetector: Sendable {
             dropOutOfWindow(cutoff: lastTMs - blockWindowMs, keepingNewest: true)
         }
         lastTMs = tMs
-        if count < capacity {
+        if count < ring.count {
             // Readings that fell out of the window are dropped only when the ring
             // fills up or the window is scanned: times never decrease, so that
             // drops the same readings.
@@ -116,11 +106,11 @@ struct SwingDetector: Sendable {
     @inline(never)
     private mutating func appendToFullRing(tMs: Double, sinTilt: Double, windowMs: Double) {
         dropOutOfWindow(cutoff: tMs - windowMs, keepingNewest: false)
-        if count == capacity {
+        if count == ring.count {
             if count < Self.maxCapacity {
                 grow()
             } else {
-                head = (head &+ 1) & (capacity - 1)
+                head = (head &+ 1) & (ring.count - 1)
                 count -= 1
             }
         }
@@ -128,29 +118,23 @@ struct SwingDetector: Sendable {
         count += 1
     }
 
-    /// The reading in slot `slot` (masked). `mutating` only so that it reads
-    /// the ring in place: a non-mutating method called on a stored property of
-    /// a value being mutated gets a copy of the whole ring.
+    /// The reading in slot `slot` (masked).
     @inline(__always)
-    private mutating func reading(at slot: Int) -> Reading {
-        capacity == Self.smallCapacity ? small[slot & (Self.smallCapacity - 1)] : large[slot & (capacity - 1)]
+    private func reading(at slot: Int) -> Reading {
+        ring[slot & (ring.count - 1)]
     }
 
     @inline(__always)
     private mutating func store(_ reading: Reading, at slot: Int) {
-        if capacity == Self.smallCapacity {
-            small[slot & (Self.smallCapacity - 1)] = reading
-        } else {
-            large[slot & (capacity - 1)] = reading
-        }
+        let slot = slot & (ring.count - 1)
+        ring.withUnsafeMutableBufferPointer { $0[slot] = reading }
     }
 
     /// Doubles the ring, keeping the readings in order from slot 0.
     private mutating func grow() {
-        var larger = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: capacity * 2)
+        var larger = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: ring.count * 2)
         for i in 0..<count { larger[i] = reading(at: head + i) }
-        large = larger
-        capacity *= 2
+        ring = larger
         head = 0
     }
 
@@ -165,7 +149,7 @@ struct SwingDetector: Sendable {
             let middle = (low + high) / 2
             if reading(at: head &+ middle).tMs < cutoff { low = middle + 1 } else { high = middle }
         }
-        head = (head &+ low) & (capacity - 1)
+        head = (head &+ low) & (ring.count - 1)
         count -= low
     }
 
