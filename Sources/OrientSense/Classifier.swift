@@ -165,7 +165,9 @@ public struct Classifier: Sendable {
         processReading(sample)
     }
 
-    /// `process`, inlined into it (with the evaluation) and kept apart for ticks.
+    /// `process`, inlined into it and kept apart for ticks (the evaluation it
+    /// calls is marked to inline too, which Swift 6.3 no longer does at its
+    /// present size; `@_transparent` would force it, about 20 instructions).
     @inline(__always)
     private mutating func processReading(_ sample: Sample) -> ClassifierEvent? {
         let t = sample.tMs
