@@ -44,14 +44,18 @@ public struct ClassifierEvent: Sendable, Equatable {
 /// if let deadline = classifier.nextDeadline { /* arm a timer, then */ classifier.tick(atMs: deadline) }
 /// ```
 ///
-/// A reading costs a few hundred instructions, with no libm call in the
-/// common case, yet every decision is the one the definitions above give:
-/// angles are compared through sines and cosines and computed only near a
-/// limit (`AngleReading`), candidate decisions are reused while the vector
-/// stays clear of every limit they consulted (`CandidateMemo`), and the
-/// steady and swing tests avoid rescanning their windows (`SteadyWindow`,
-/// `SwingDetector`). The per-reading helpers are forced inline, and the
-/// classifier is only ever passed in place, never copied (see `candidate`).
+/// A reading costs about 430 instructions, with no libm call in the common
+/// case, yet every decision is the one the definitions above give: angles
+/// are compared through sines and cosines and computed only near a limit
+/// (`AngleReading`), candidate decisions are reused while the vector stays
+/// clear of every limit they consulted (`CandidateMemo`), a device at rest is
+/// found at its orientation from the steady window's cone alone (`RestCone`),
+/// and the steady and swing tests avoid rescanning their windows
+/// (`SteadyWindow`, `SwingDetector`). Every shortcut answers only when its
+/// answer provably equals the definition's, with margins far above rounding;
+/// otherwise the full computation runs. The per-reading helpers are forced
+/// inline, the rare paths kept out of line, and the classifier is only ever
+/// passed in place, never copied (see `candidate`).
 public struct Classifier: Sendable {
     /// The parameters; replace through `reconfigure`.
     public private(set) var config: ClassifierConfig
@@ -63,9 +67,11 @@ public struct Classifier: Sendable {
     /// The applied orientation A, the hysteresis reference (nil at startup).
     public private(set) var applied: Orientation?
     /// The low-pass-filtered vector, nil before the first reading and after `reset`.
-    public private(set) var filtered: Vector3?
+    public var filtered: Vector3? { hasFilter ? filter : nil }
 
-    // Filter state.
+    // Filter state: `filter` counts only while `hasFilter`.
+    private var filter: Vector3 = .zero
+    private var hasFilter = false
     private var lastTime: Double = 0
     private var lastRaw: Vector3 = .zero
     private var cachedDt: Double = -1
@@ -84,43 +90,46 @@ public struct Classifier: Sendable {
     // Gates and hold-offs.
     private var overheadLatched = false
     private var flatSince: Double?
-    private var accelHoldUntil = -Double.infinity
-    private var flatHoldUntil = -Double.infinity
-    private var swingHoldUntil = -Double.infinity
+    /// No commit before this: the latest end of the acceleration, flat and
+    /// swing hold-offs (only their latest end matters, so one value keeps it).
+    private var holdUntil = -Double.infinity
     private var swing = SwingDetector()
 
     // Published tilt: a new class must hold for the tilt settle time.
     private var tiltCandidate: Tilt = .undefined
     private var tiltCandidateSince: Double = 0
-    /// `limits.quietRange(for: tilt)`, kept with `tilt`.
-    private var quietTilt: ClosedRange<Double>?
+    /// `limits.quietRange(for: tilt)`, kept with `tilt` (lower above upper when nil).
+    private var quietLower = Double.infinity
+    private var quietUpper = -Double.infinity
 
     // Derived from the config.
     private var limits: ClassifierLimits
     private var slowMemo = CandidateMemo()
     private var steadyMemo = CandidateMemo()
+    private var restCone = RestCone()
 
     /// A classifier in the startup state.
     public init(config: ClassifierConfig = ClassifierConfig()) {
         self.config = config
         limits = ClassifierLimits(config)
-        quietTilt = limits.quietRange(for: tilt)
+        setQuietTilt()
     }
 
     /// Replaces the parameters, keeping P, A and the filter.
     public mutating func reconfigure(_ config: ClassifierConfig) {
         self.config = config
         limits = ClassifierLimits(config)
-        quietTilt = limits.quietRange(for: tilt)
+        setQuietTilt()
         slowMemo.forget()
         steadyMemo.forget()
+        restCone.forget()
         cachedDt = -1
     }
 
     /// The time at which `tick` may change something without a new reading, or
     /// nil when nothing is pending (then no timer is needed).
     public var nextDeadline: Double? {
-        guard filtered != nil else { return nil }
+        guard hasFilter else { return nil }
         var deadline: Double?
         // On a periodic sensor the filtered path commits on readings only (a tick
         // must not stand in for readings that will come); on an on-change sensor a
@@ -132,7 +141,8 @@ public struct Classifier: Sendable {
             let steadyAt = max(holdUntil, lastTime)
             deadline = min(deadline ?? steadyAt, steadyAt)
         }
-        if config.onChange, let f = filtered {
+        if config.onChange, hasFilter {
+            let f = filter
             let notConverged = length(f - lastRaw) > 0.05
             if notConverged || !steadyNow {
                 let refeed = lastTime + 1000 / config.sampleRateHz
@@ -143,25 +153,39 @@ public struct Classifier: Sendable {
         return deadline
     }
 
-    private var holdUntil: Double { max(accelHoldUntil, flatHoldUntil, swingHoldUntil) }
+    private mutating func setQuietTilt() {
+        let range = limits.quietRange(for: tilt)
+        quietLower = range?.lowerBound ?? .infinity
+        quietUpper = range?.upperBound ?? -.infinity
+    }
 
     /// Feeds one reading (m/s², panel frame). Non-finite, all-zero or implausibly
     /// large readings are dropped before the filter and arm the acceleration hold.
     public mutating func process(_ sample: Sample) -> ClassifierEvent? {
+        processReading(sample)
+    }
+
+    /// `process`, inlined into it and kept apart for ticks (the evaluation it
+    /// calls is marked to inline too, which Swift 6.3 no longer does at its
+    /// present size; `@_transparent` would force it, about 20 instructions).
+    @inline(__always)
+    private mutating func processReading(_ sample: Sample) -> ClassifierEvent? {
         let t = sample.tMs
         let a = sample.vector
         guard t.isFinite else { return nil }
         let squared = (a * a).sum()
-        guard a.x.isFinite, a.y.isFinite, a.z.isFinite, squared > 0,
-            squared <= limits.implausibleSquared
+        // A non-finite component makes the square NaN or infinite, so a finite
+        // square spares the three component checks.
+        guard squared > 0, squared <= limits.implausibleSquared,
+            squared < .infinity || (a.x.isFinite && a.y.isFinite && a.z.isFinite)
         else {
-            if filtered != nil, t >= lastTime { accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs) }
+            if hasFilter, t >= lastTime { holdUntil = max(holdUntil, t + config.holdAfterAccelMs) }
             return nil
         }
         let rawMagnitude = squared.squareRoot()
-        if let f = filtered, t >= lastTime, config.onChange || t - lastTime <= config.maxSampleGapMs {
+        if hasFilter, t >= lastTime, config.onChange || t - lastTime <= config.maxSampleGapMs {
             var dt = t - lastTime
-            var previous = f
+            var previous = filter
             if config.onChange {
                 // The sensor held its previous reading until about one period ago.
                 let period = 1000 / config.sampleRateHz
@@ -170,7 +194,7 @@ public struct Classifier: Sendable {
                     dt = period
                 }
             }
-            filtered = a + (previous - a) * decay(dt)
+            filter = a + (previous - a) * decay(dt)
         } else {
             // First reading, a time reversal or a gap: start again from this reading.
             reinitialise(at: t, to: a)
@@ -178,7 +202,7 @@ public struct Classifier: Sendable {
         lastTime = t
         lastRaw = a
         if abs(rawMagnitude - config.standardGravity) > config.accelToleranceRaw {
-            accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
+            holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
         }
         steady.append(
             tMs: t, vector: a, magnitude: rawMagnitude,
@@ -190,9 +214,9 @@ public struct Classifier: Sendable {
     /// A timer fired at `tMs` (normally `nextDeadline`). On an on-change sensor the
     /// last reading is re-fed first (zero-order hold); then pending commits are checked.
     public mutating func tick(atMs t: Double) -> ClassifierEvent? {
-        guard filtered != nil, t >= lastTime else { return nil }
+        guard hasFilter, t >= lastTime else { return nil }
         if config.onChange {
-            return process(Sample(tMs: t, vector: lastRaw))
+            return processReading(Sample(tMs: t, vector: lastRaw))
         }
         return evaluate(at: t, newReading: false)
     }
@@ -202,18 +226,20 @@ public struct Classifier: Sendable {
     /// these calls instead of P.
     public mutating func setApplied(_ orientation: Orientation?) {
         applied = orientation == .undefined ? nil : orientation
+        restCone.forget()
         appliedFeedback = true
     }
 
     /// Forgets the filter, tilt history, candidates and hold-offs (after a resume or
     /// a sensor re-enable); keeps P and A.
     public mutating func reset() {
-        filtered = nil
+        hasFilter = false
         clearTransientState()
     }
 
     private mutating func reinitialise(at t: Double, to a: Vector3) {
-        filtered = a
+        filter = a
+        hasFilter = true
         clearTransientState()
     }
 
@@ -224,9 +250,7 @@ public struct Classifier: Sendable {
         steadyCandidate = nil
         tiltCandidate = .undefined
         flatSince = nil
-        accelHoldUntil = -.infinity
-        flatHoldUntil = -.infinity
-        swingHoldUntil = -.infinity
+        holdUntil = -.infinity
         swing.clear()
     }
 
@@ -238,18 +262,20 @@ public struct Classifier: Sendable {
         return cachedDecay
     }
 
+    @inline(__always)
     private mutating func evaluate(at t: Double, newReading: Bool) -> ClassifierEvent? {
-        guard let f = filtered else { return nil }
+        guard hasFilter else { return nil }
+        let f = filter
         let squaredMagnitude = (f * f).sum()
         let magnitude = squaredMagnitude.squareRoot()
         let usable = magnitude >= config.nearZeroMagnitude
         var tiltChanged = false
         if usable, newReading {
             if abs(magnitude - config.standardGravity) > config.accelToleranceFiltered {
-                accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
+                holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
             }
             let sinTilt = tiltSine(z: f.z, length: magnitude, zSign: config.zSign)
-            if !overheadLatched, flatSince == nil, quietTilt?.contains(sinTilt) == true {
+            if !overheadLatched, flatSince == nil, sinTilt >= quietLower, sinTilt <= quietUpper {
                 // The usual reading: the tilt gates and the published tilt stay as they are.
                 tiltCandidate = .undefined
             } else {
@@ -257,10 +283,10 @@ public struct Classifier: Sendable {
                 tiltChanged = publishTilt(sinTilt: sinTilt, at: t)
             }
             if swing.rose(by: limits.swing, tMs: t, sinTilt: sinTilt, windowMs: config.swingWindowMs) {
-                swingHoldUntil = max(swingHoldUntil, t + config.holdAfterSwingMs)
+                holdUntil = max(holdUntil, t + config.holdAfterSwingMs)
             }
         } else if newReading {
-            accelHoldUntil = max(accelHoldUntil, t + config.holdAfterAccelMs)
+            holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
         }
 
         // Steady path: the raw readings of the current run agree and sit near g.
@@ -283,10 +309,7 @@ public struct Classifier: Sendable {
                 f, squaredLength: squaredMagnitude, applied: applied, overheadLatched: overheadLatched) {
                 slowCandidate = recalled.candidate
             } else {
-                var angles = AngleReading(f, magnitude: magnitude, zSign: config.zSign)
-                slowCandidate = candidate(&angles, requireNear: nil)
-                slowMemo.remember(
-                    slowCandidate, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
+                slowCandidate = filteredCandidate(f, magnitude: magnitude)
             }
         }
 
@@ -304,7 +327,7 @@ public struct Classifier: Sendable {
         if t >= holdUntil {
             if let k = steadyCandidate {
                 commit(k)
-                filtered = steady.mean()  // the filter's lag is moot once the raw vector is at rest
+                filter = steady.mean()  // the filter's lag is moot once the raw vector is at rest
                 committed = .steady
             } else if let k = pending, newReading, t - pendingSince >= config.settleTimeMs - 1e-9 {
                 commit(k)
@@ -317,9 +340,38 @@ public struct Classifier: Sendable {
             orientationChanged: committed != nil, tiltChanged: tiltChanged, path: committed)
     }
 
+    /// The filtered vector's candidate, decided afresh and remembered (kept out
+    /// of line: the memo nearly always answers).
+    @inline(never)
+    private mutating func filteredCandidate(_ f: Vector3, magnitude: Double) -> Orientation? {
+        var angles = AngleReading(f, magnitude: magnitude, zSign: config.zSign)
+        let k = candidate(&angles, requireNear: nil)
+        slowMemo.remember(k, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
+        return k
+    }
+
     /// The candidate of the steady window's mean, while the window is steady.
     @inline(__always)
     private mutating func steadyWindowCandidate() -> Orientation? {
+        // At rest at the current orientation, the cone alone decides (`RestCone`;
+        // it is forgotten whenever P, A or the overhead latch changes).
+        if restCone.holds(cone: steady.coneSerial, cosSpread: steady.cosSpread) { return orientation }
+        let k = steadySumCandidate()
+        if k == orientation, applied == orientation, !overheadLatched,
+            restCone.mayMeasure(cone: steady.coneSerial, orientation: orientation),
+            let turns = orientation.quarterTurns,
+            let region = limits.restRegion(quarterTurns: turns, allowUpsideDown: config.allowUpsideDown) {
+            restCone.measure(
+                cone: steady.coneSerial, axis: steady.axis, cosSpread: steady.cosSpread,
+                orientation: orientation, region: region, zSign: config.zSign)
+        }
+        return k
+    }
+
+    /// The candidate of the steady window's mean, from its running sum unless
+    /// it comes too near a limit.
+    @inline(never)
+    private mutating func steadySumCandidate() -> Orientation? {
         // The window's running sum decides, unless it comes too near a limit.
         let sum = steady.approximateSum
         if let recalled = steadyMemo.recall(
@@ -343,6 +395,7 @@ public struct Classifier: Sendable {
     private mutating func commit(_ k: Orientation) {
         orientation = k
         if !appliedFeedback { applied = k }
+        restCone.forget()
         pending = nil
         steadyCandidate = nil
     }
@@ -351,6 +404,7 @@ public struct Classifier: Sendable {
     @inline(__always)
     private mutating func updateTiltGates(t: Double, sinTilt: Double) {
         if limits.overheadEnter.isAtOrAbove(tiltOfSine: sinTilt) {
+            if !overheadLatched { restCone.forget() }
             overheadLatched = true
         } else if limits.overheadExit.isReached(byTiltOfSine: sinTilt) {
             overheadLatched = false
@@ -359,7 +413,7 @@ public struct Classifier: Sendable {
             let since = flatSince ?? t
             flatSince = since
             if t - since >= config.flatTimeMs {
-                flatHoldUntil = max(flatHoldUntil, t + config.holdAfterFlatMs)
+                holdUntil = max(holdUntil, t + config.holdAfterFlatMs)
             }
         } else {
             flatSince = nil
@@ -397,7 +451,7 @@ public struct Classifier: Sendable {
             guard t - tiltCandidateSince >= config.tiltSettleMs - 1e-9 else { return false }
         }
         tilt = proposed
-        quietTilt = limits.quietRange(for: tilt)
+        setQuietTilt()
         tiltCandidate = .undefined
         return true
     }

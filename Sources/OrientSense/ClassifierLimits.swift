@@ -105,6 +105,21 @@ struct ClassifierLimits: Sendable {
         }
     }
 
+    /// Where the orientation `turns` quarter turns from normal is the steady
+    /// candidate while it is also the applied one and the overhead latch is off
+    /// (`RestCone`): every tilt gate of `Classifier.candidate` passed, and θ
+    /// nearer its centre than the stay limit, the steady-accept limit and 45°
+    /// (the nearest orientation). Nil when it is never one (bottom-up not allowed).
+    func restRegion(quarterTurns turns: Int, allowUpsideDown: Bool) -> RestCone.Region? {
+        guard turns != 2 || allowUpsideDown else { return nil }
+        let range = tiltRange(quarterTurns: turns)
+        return RestCone.Region(
+            turns: turns,
+            lowTilt: max(overheadEnter.degrees, minusMaxTilt.degrees, range.min.degrees),
+            highTilt: min(maxTilt.degrees, range.max.degrees),
+            near: min(45, stay.degrees, steadyAccept.degrees))
+    }
+
     /// Whether a tilt of sine `sinTilt` lies clearly (beyond the guard band) inside
     /// the class `tilt`; false also when that cannot be told from the sine.
     func clearlyInside(_ tilt: Tilt, sinTilt: Double) -> Bool {

@@ -14,11 +14,11 @@ import Darwin
 ///
 /// The test runs on every reading, and a device at rest passes it on every
 /// reading, so it avoids checking each reading of the window each time. A
-/// full check that passes also yields a cone: an axis (the newest reading then)
-/// and an angle A that holds every reading of the window. Each later reading
-/// widens A to its own angle B from the axis; while A + B stays under δ, the
-/// triangle inequality puts every reading within δ of the newest, and no check
-/// of the readings is needed. The margin (a cosine `angleGuardBand` above
+/// full check that passes also yields a cone: an axis (the readings' mean
+/// direction then) and an angle A that holds every reading of the window.
+/// Each later reading, at angle B from the axis, widens A to B if need be;
+/// while A + B stays under δ, the triangle inequality puts every reading
+/// within δ of the newest, and no check of the readings is needed. The margin (a cosine `angleGuardBand` above
 /// δ's) makes the answer the full check's, rounding included. Magnitudes are
 /// tracked by the number of the last reading not near g. The window's sum,
 /// for the mean's direction, is kept by adding and subtracting readings and
@@ -27,8 +27,10 @@ import Darwin
 /// a commit needs it.
 ///
 /// The readings live in one fixed ring whose capacity is a power of two (a
-/// slot is an index masked, not divided), appended through an unsafe buffer
-/// pointer (one uniqueness check, no bounds checks).
+/// slot is an index masked, not divided). It stays on the heap: inline (an
+/// `InlineArray`) it would spare a uniqueness check per append, but make the
+/// classifier a 20 KiB value that every copy of an engine or a replay
+/// duplicates.
 struct SteadyWindow: Sendable {
     /// One raw reading and its magnitude.
     private struct Reading {
@@ -58,15 +60,26 @@ struct SteadyWindow: Sendable {
 
     // The cone (see above), valid only while `hasCone`.
     private var hasCone = false
-    /// Unit vector along the newest reading at the last full check.
-    private var axis: Vector3 = .zero
-    /// cos A: no reading of the window lies farther than A from the axis.
-    private var cosSpread: Double = 1
+    /// Unit vector along the readings' mean at the last full check: the cone's
+    /// axis (valid after `isSteady` returned true).
+    private(set) var axis: Vector3 = .zero
+    /// cos A: no reading of the window lies farther than A from the axis (valid
+    /// after `isSteady` returned true).
+    private(set) var cosSpread: Double = 1
     /// cos B: the newest reading's angle from the axis.
     private var cosNewest: Double = 1
     private var readingsSinceCheck = 0
+    /// The lowest cos B for which the cone still holds, and the cos A and cos δ
+    /// it was computed for (see `coneHolds`).
+    private var newestFloor = Double.infinity
+    private var floorSpread = Double.nan
+    private var floorAngle = Double.nan
+    /// Numbers the cones: a full check starting one, or a clear, changes it,
+    /// so an equal serial means the same cone (`RestCone`).
+    private(set) var coneSerial = 0
 
     mutating func clear() {
+        coneSerial &+= 1
         head = 0
         count = 0
         runningSum = .zero
@@ -78,19 +91,27 @@ struct SteadyWindow: Sendable {
     mutating func append(tMs: Double, vector: Vector3, magnitude: Double, magnitudeOK ok: Bool, windowMs: Double) {
         var head = self.head, count = self.count
         var sum = runningSum
+        // Keep exactly one reading at or before tMs − window (the window's
+        // anchor), and at most `capacity`. Times never decrease along the ring,
+        // so dropping for the window first and then for room drops the same
+        // readings as testing both at each step.
+        let cutoff = tMs - windowMs
         ring.withUnsafeMutableBufferPointer { ring in
-            // Keep exactly one reading at or before tMs − window (the window's
-            // anchor), and at most `capacity`.
-            while count >= 2 && ring[(head + 1) & Self.mask].tMs <= tMs - windowMs || count == Self.capacity {
-                sum -= ring[head].vector
-                head = (head + 1) & Self.mask
-                count -= 1
+            while count >= 2 && ring[(head &+ 1) & Self.mask].tMs <= cutoff {
+                sum -= ring[head & Self.mask].vector
+                head = (head &+ 1) & Self.mask
+                count &-= 1
             }
-            ring[(head + count) & Self.mask] = Reading(vector: vector, tMs: tMs, magnitude: magnitude)
-            count += 1
+            if count == Self.capacity {
+                sum -= ring[head & Self.mask].vector
+                head = (head &+ 1) & Self.mask
+                count &-= 1
+            }
+            ring[(head &+ count) & Self.mask] = Reading(vector: vector, tMs: tMs, magnitude: magnitude)
+            count &+= 1
         }
         if !ok { lastMagnitudeNotOK = appended }
-        appended += 1
+        appended &+= 1
         self.head = head
         self.count = count
         runningSum = sum + vector
@@ -98,7 +119,7 @@ struct SteadyWindow: Sendable {
             cosNewest = (vector * axis).sum() / magnitude
             // Written so that a NaN spreads rather than being skipped.
             if !(cosNewest >= cosSpread) { cosSpread = cosNewest }
-            readingsSinceCheck += 1
+            readingsSinceCheck &+= 1
         }
     }
 
@@ -109,7 +130,7 @@ struct SteadyWindow: Sendable {
     @inline(__always)
     mutating func isSteady(atMs tMs: Double, windowMs: Double, angle: Double, cosAngle: Double) -> Bool {
         guard count >= 2, lastMagnitudeNotOK < appended - count else { return false }
-        let anchorTime = ring[head].tMs
+        let anchorTime = ring[head & Self.mask].tMs
         guard anchorTime <= tMs - windowMs + 1e-9 else { return false }
         // An anchor older than the window (low sample rates) is allowed the same
         // angular speed, δ per window, so the test does not depend on the rate.
@@ -118,18 +139,36 @@ struct SteadyWindow: Sendable {
         let anchorLimit = anchorIsOld ? cos(angle * anchorAge / windowMs) : cosAngle
         guard coneHolds(cosAngle: cosAngle) else { return fullCheck(anchorLimit: anchorLimit, cosAngle: cosAngle) }
         // Every reading passes with δ; an old anchor has its own limit.
-        return !anchorIsOld || Self.passes(ring[head], against: ring[(head + count - 1) & Self.mask], limit: anchorLimit)
+        return !anchorIsOld || Self.passes(ring[head & Self.mask], against: ring[(head + count - 1) & Self.mask], limit: anchorLimit)
     }
 
     /// Whether the cone puts every reading within δ (cosine `cosAngle`) of the
-    /// newest: cos(A + B) = cos A cos B − sin A sin B at least cos δ plus the
-    /// margin, with the sines rounded up (a cosine near 1 leaves 1 − cos² with
-    /// little precision).
+    /// newest: A + B at most δ' (cos δ' = cos δ plus the margin), that is
+    /// cos B at least cos(δ' − A) = cos δ' cos A + sin δ' sin A. That floor
+    /// changes only with A (and δ), so it is computed again only then, with the
+    /// sines rounded up (a cosine near 1 leaves 1 − cos² with little precision)
+    /// and the floor raised by far more than its rounding.
     @inline(__always)
-    private func coneHolds(cosAngle: Double) -> Bool {
-        guard hasCone, readingsSinceCheck < Self.refreshInterval, cosSpread > 0, cosNewest > 0 else { return false }
-        let sines = ((1 - cosSpread * cosSpread + 4e-15) * (1 - cosNewest * cosNewest + 4e-15)).squareRoot()
-        return cosSpread * cosNewest - sines >= cosAngle + angleGuardBand
+    private mutating func coneHolds(cosAngle: Double) -> Bool {
+        guard hasCone, readingsSinceCheck < Self.refreshInterval else { return false }
+        if cosSpread != floorSpread || cosAngle != floorAngle { setNewestFloor(cosAngle: cosAngle) }
+        return cosNewest >= newestFloor
+    }
+
+    /// Sets `newestFloor` for the current spread and δ (infinite when A ≥ δ',
+    /// or for a spread of 90° or more, or NaN).
+    @inline(never)
+    private mutating func setNewestFloor(cosAngle: Double) {
+        floorSpread = cosSpread
+        floorAngle = cosAngle
+        let cosLimit = cosAngle + angleGuardBand
+        if cosSpread > cosLimit, cosSpread > 0, cosLimit < 1 {
+            let sinLimit = (1 - cosLimit * cosLimit + 4e-15).squareRoot()
+            let sinSpread = (1 - cosSpread * cosSpread + 4e-15).squareRoot()
+            newestFloor = cosLimit * cosSpread + sinLimit * sinSpread + 1e-12
+        } else {
+            newestFloor = .infinity
+        }
     }
 
     /// The steady test of one reading against the newest.
@@ -138,27 +177,36 @@ struct SteadyWindow: Sendable {
         (reading.vector * newest.vector).sum() >= limit * reading.magnitude * newest.magnitude
     }
 
-    /// Checks every reading of the window against the newest, from the newest
-    /// back (so a moving device fails at the reading before the newest); when all
-    /// pass, starts a new cone and refreshes the running sum.
+    /// Checks every reading of the window against the newest; when all pass,
+    /// starts a new cone and refreshes the running sum.
     private mutating func fullCheck(anchorLimit: Double, cosAngle: Double) -> Bool {
         hasCone = false
+        coneSerial &+= 1
         let newest = ring[(head + count - 1) & Self.mask]
+        // A moving device fails soonest at the anchor, the oldest reading: test
+        // it first (the answer does not depend on the order).
+        guard Self.passes(ring[head & Self.mask], against: newest, limit: anchorLimit) else { return false }
         var sum = Vector3.zero
-        var lowestCosine = 1.0
         var i = count - 1
         while i >= 0 {
             let reading = ring[(head + i) & Self.mask]
             guard Self.passes(reading, against: newest, limit: i == 0 ? anchorLimit : cosAngle) else { return false }
-            let cosine = (reading.vector * newest.vector).sum() / (reading.magnitude * newest.magnitude)
-            if !(cosine >= lowestCosine) { lowestCosine = cosine }  // a NaN spreads (and ends the cone)
             sum += reading.vector
             i -= 1
         }
+        // The cone's axis is the readings' mean direction: the readings lie about
+        // half as far from it as from the newest, so the cone lasts longer.
+        let centre = sum / (sum * sum).sum().squareRoot()
+        var lowestCosine = 1.0
+        for j in 0..<count {
+            let reading = ring[(head + j) & Self.mask]
+            let cosine = (reading.vector * centre).sum() / reading.magnitude
+            if !(cosine >= lowestCosine) { lowestCosine = cosine }  // a NaN spreads (and ends the cone)
+        }
         runningSum = sum
-        axis = newest.vector / newest.magnitude
+        axis = centre
         cosSpread = lowestCosine
-        cosNewest = 1
+        cosNewest = (newest.vector * centre).sum() / newest.magnitude
         readingsSinceCheck = 0
         hasCone = true
         return true
@@ -169,7 +217,11 @@ struct SteadyWindow: Sendable {
     var approximateSum: Vector3 { runningSum }
 
     /// The mean of the window's readings, summed from the newest back.
-    func mean() -> Vector3 {
+    ///
+    /// `mutating` only so that it reads the ring in place: a non-mutating
+    /// method called on a stored property of a value being mutated gets a copy
+    /// of the whole ring.
+    mutating func mean() -> Vector3 {
         var sum = Vector3.zero
         var i = count - 1
         while i >= 0 {

@@ -9,8 +9,10 @@
 /// being at least a window long, so that the two always cover the window.
 /// Between two sines φ grows by at most 1/√(1 − s²) per unit of sine (s the
 /// larger in size), so a reading whose sine clears the bound by less than the
-/// rise in radians times √(1 − s²) cannot be a swing. Otherwise the window's
-/// readings, kept in a ring, give the exact lowest, and the angles decide.
+/// rise in radians times √(1 − s²) cannot be a swing; a threshold on the
+/// sine alone, computed once per bound, says so for most readings. Otherwise
+/// the window's readings, kept in a ring, give the exact lowest, and the
+/// angles decide.
 struct SwingDetector: Sendable {
     private struct Reading {
         var tMs: Double
@@ -24,6 +26,8 @@ struct SwingDetector: Sendable {
     private var ring = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: 512)
     private var head = 0
     private var count = 0
+    /// The time of the newest reading.
+    private var lastTMs = -Double.infinity
 
     /// The block the lower bound is kept over (see above), and the window length
     /// it was built for.
@@ -31,6 +35,9 @@ struct SwingDetector: Sendable {
     private var blockWindowMs = Double.nan
     private var blockLowest = Double.infinity
     private var previousBlockLowest = Double.infinity
+    /// `setThreshold`'s sine, and the bound it was computed for.
+    private var threshold = -Double.infinity
+    private var thresholdBound = Double.nan
 
     mutating func clear() {
         head = 0
@@ -46,26 +53,36 @@ struct SwingDetector: Sendable {
     mutating func rose(by limit: SwingLimit, tMs: Double, sinTilt: Double, windowMs: Double) -> Bool {
         append(tMs: tMs, sinTilt: sinTilt, windowMs: windowMs)
         let bound = min(blockLowest, previousBlockLowest)
+        if bound != thresholdBound { setThreshold(bound: bound, limit: limit) }
+        if sinTilt < threshold { return false }
         let s = max(abs(sinTilt), abs(bound))
         if sinTilt - bound < limit.radiansBelow * ((1 - s) * (1 + s)).squareRoot() { return false }
-        return tiltDegrees(sine: sinTilt) - tiltDegrees(sine: lowestInWindow()) >= limit.degrees
+        return tiltDegrees(sine: sinTilt) - tiltDegrees(sine: lowestInWindow(tMs: tMs, windowMs: windowMs)) >= limit.degrees
+    }
+
+    /// A sine below which the bound test below passes for sure, kept for one
+    /// bound: a sine that can pass that test lies under bound + rise, so its
+    /// size is at most |bound| + rise, which caps s there.
+    @inline(never)
+    private mutating func setThreshold(bound: Double, limit: SwingLimit) {
+        thresholdBound = bound
+        let cap = abs(bound) + limit.radiansBelow
+        threshold = bound + limit.radiansBelow * max(0, (1 - cap) * (1 + cap)).squareRoot()
     }
 
     @inline(__always)
     private mutating func append(tMs: Double, sinTilt: Double, windowMs: Double) {
+        if windowMs != blockWindowMs, count > 0 {
+            // Readings the old window had dropped stay dropped.
+            dropOutOfWindow(cutoff: lastTMs - blockWindowMs, keepingNewest: true)
+        }
+        lastTMs = tMs
         if count < ring.count {
-            var head = self.head, count = self.count
-            let mask = ring.count - 1
-            ring.withUnsafeMutableBufferPointer { ring in
-                // Drop readings that fell out of the window.
-                while count > 0, ring[head].tMs < tMs - windowMs {
-                    head = (head + 1) & mask
-                    count -= 1
-                }
-                ring[(head + count) & mask] = Reading(tMs: tMs, sinTilt: sinTilt)
-            }
-            self.head = head
-            self.count = count + 1
+            // Readings that fell out of the window are dropped only when the ring
+            // fills up or the window is scanned: times never decrease, so that
+            // drops the same readings.
+            store(Reading(tMs: tMs, sinTilt: sinTilt), at: head &+ count)
+            count &+= 1
         } else {
             appendToFullRing(tMs: tMs, sinTilt: sinTilt, windowMs: windowMs)
         }
@@ -88,36 +105,60 @@ struct SwingDetector: Sendable {
     /// grows the ring (or, at `maxCapacity`, forgets the oldest) if still full.
     @inline(never)
     private mutating func appendToFullRing(tMs: Double, sinTilt: Double, windowMs: Double) {
-        var mask = ring.count - 1
-        while count > 0, ring[head].tMs < tMs - windowMs {
-            head = (head + 1) & mask
-            count -= 1
-        }
+        dropOutOfWindow(cutoff: tMs - windowMs, keepingNewest: false)
         if count == ring.count {
             if count < Self.maxCapacity {
                 grow()
-                mask = ring.count - 1
             } else {
-                head = (head + 1) & mask
+                head = (head &+ 1) & (ring.count - 1)
                 count -= 1
             }
         }
-        ring[(head + count) & mask] = Reading(tMs: tMs, sinTilt: sinTilt)
+        store(Reading(tMs: tMs, sinTilt: sinTilt), at: head &+ count)
         count += 1
+    }
+
+    /// The reading in slot `slot` (masked).
+    @inline(__always)
+    private func reading(at slot: Int) -> Reading {
+        ring[slot & (ring.count - 1)]
+    }
+
+    @inline(__always)
+    private mutating func store(_ reading: Reading, at slot: Int) {
+        let slot = slot & (ring.count - 1)
+        ring.withUnsafeMutableBufferPointer { $0[slot] = reading }
     }
 
     /// Doubles the ring, keeping the readings in order from slot 0.
     private mutating func grow() {
         var larger = ContiguousArray(repeating: Reading(tMs: 0, sinTilt: 0), count: ring.count * 2)
-        for i in 0..<count { larger[i] = ring[(head + i) & (ring.count - 1)] }
+        for i in 0..<count { larger[i] = reading(at: head + i) }
         ring = larger
         head = 0
     }
 
-    /// The lowest sin φ among the readings of the window (all in the ring).
-    private func lowestInWindow() -> Double {
+    /// Drops the readings older than `cutoff` (ms), except the newest when
+    /// `keepingNewest` (a reading is never dropped at its own append, whatever
+    /// the window).
+    private mutating func dropOutOfWindow(cutoff: Double, keepingNewest: Bool) {
+        // Times never decrease along the ring: the readings to drop are a
+        // prefix, found by bisection.
+        var low = 0, high = count - (keepingNewest ? 1 : 0)
+        while low < high {
+            let middle = (low + high) / 2
+            if reading(at: head &+ middle).tMs < cutoff { low = middle + 1 } else { high = middle }
+        }
+        head = (head &+ low) & (ring.count - 1)
+        count -= low
+    }
+
+    /// The lowest sin φ among the readings of the window ending at `tMs`.
+    @inline(never)
+    private mutating func lowestInWindow(tMs: Double, windowMs: Double) -> Double {
+        dropOutOfWindow(cutoff: tMs - windowMs, keepingNewest: true)
         var lowest = Double.infinity
-        for i in 0..<count { lowest = min(lowest, ring[(head + i) & (ring.count - 1)].sinTilt) }
+        for i in 0..<count { lowest = min(lowest, reading(at: head + i).sinTilt) }
         return lowest
     }
 }
