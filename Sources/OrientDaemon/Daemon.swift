@@ -69,12 +69,11 @@ public final class Daemon {
         lockOwner = stored?.owner
         var classifier = config.classifier
         if let trace = options.mockTrace {
-            var replay = MockReplay(
-                trace: trace, config: classifier, natural: natural,
-                defaultAllowed: config.defaultAllowedMask(natural: natural), lock: stored?.orientation, loop: options.loop)
-            if let matrix = config.mountMatrix { replay.withEngine { $0.mountMatrix = matrix } }
+            let replay = MockReplay(trace: trace, loop: options.loop)
             self.replay = replay
-            engine = replay.engine
+            engine = replay.makeEngine(
+                config: classifier, mountMatrix: config.mountMatrix, natural: natural,
+                defaultAllowed: config.defaultAllowedMask(natural: natural), lock: stored?.orientation)
         } else {
             classifier.onChange = false
             engine = OrientationEngine(
@@ -144,7 +143,7 @@ public final class Daemon {
         return exitCode
     }
 
-    private var state: StateMessage { replay?.engine.state ?? engine.state }
+    private var state: StateMessage { engine.state }
 
     // MARK: systemd
 
@@ -293,13 +292,7 @@ public final class Daemon {
     }
 
     private func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {
-        let published: StateMessage?
-        if replay != nil {
-            published = replay?.withEngine(body) ?? nil
-        } else {
-            published = body(&engine)
-        }
-        if let published { publish(published) }
+        if let published = body(&engine) { publish(published) }
     }
 
     // MARK: Replay
@@ -310,7 +303,7 @@ public final class Daemon {
             loop.stop()
             return
         }
-        guard let t = replay?.nextStepTime() else {
+        guard let t = replay?.nextStepTime(deadline: engine.nextDeadline) else {
             output.flush()
             log.info("trace replayed to its end")
             if options.exitAtEnd { loop.stop() }
@@ -325,16 +318,17 @@ public final class Daemon {
     }
 
     private func replaySteps() {
-        guard replay != nil else { return }
+        guard var replay else { return }
         // At --speed max, yield to clients every few hundred steps.
         var budget = 512
         let now = MonotonicClock.nowMs()
-        while budget > 0, let t = replay?.nextStepTime() {
+        while budget > 0, let t = replay.nextStepTime(deadline: engine.nextDeadline) {
             if case .factor(let factor) = options.speed, replayWallStart + (t - replayTraceStart) / factor > now { break }
-            if case .reading(let sample)? = replay?.peek() { broadcastSample(sample) }
-            if let published = replay?.advance() { publish(published) }
+            if case .reading(let sample) = replay.peek(deadline: engine.nextDeadline) { broadcastSample(sample) }
+            if let published = replay.advance(&engine) { publish(published) }
             budget -= 1
         }
+        self.replay = replay
         scheduleReplay()
     }
 
@@ -444,9 +438,8 @@ public final class Daemon {
         case .samples:
             client.wantsSamples = true
             updateDemand()
-            let matrix = (replay?.engine ?? engine).mountMatrix
             server.send(
-                Reply.samplesOK(seq: seq, mountMatrix: matrix, rateHz: replay.map { $0.trace.rateHz } ?? config.classifier.sampleRateHz,
+                Reply.samplesOK(seq: seq, mountMatrix: engine.mountMatrix, rateHz: replay.map { $0.trace.rateHz } ?? config.classifier.sampleRateHz,
                     onChange: replay?.trace.onChange ?? false),
                 to: client)
         }
@@ -494,11 +487,7 @@ public final class Daemon {
         server?.limits = serverLimits
         let newNatural = new.natural.resolved(detected: PanelGeometry.probe())
         natural = newNatural
-        var classifier = new.classifier
-        if let trace = replay?.trace {
-            classifier.onChange = trace.onChange
-            if let rate = trace.rateHz, rate.isFinite, rate > 0 { classifier.sampleRateHz = min(1000, max(10, rate)) }
-        }
+        let classifier = replay?.classifierConfig(new.classifier) ?? new.classifier
         let now = sensorNow
         let sensorMatrix = replay?.trace.mountMatrix ?? .identity
         let defaultAllowed = new.defaultAllowedMask(natural: newNatural)

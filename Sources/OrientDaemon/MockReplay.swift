@@ -28,25 +28,17 @@ public struct MockReplay: Sendable {
 
     public let trace: Trace
     public let loop: Bool
-    /// The pipeline; read its `state` for the current published state.
-    public private(set) var engine: OrientationEngine
     private var index = 0
     private var offset: Double = 0
     private var lastTick: Double = -.infinity
     private let loopPeriod: Double
 
-    /// A replay of `trace` (which must hold at least one sample) with classifier
-    /// parameters `config`; `on_change` and `rate_hz` from the trace header override
-    /// the matching config fields.
-    public init(
-        trace: Trace, config: ClassifierConfig = ClassifierConfig(), natural: NaturalGeometry = .portrait,
-        defaultAllowed: OrientationMask = .all, lock: Orientation? = nil, loop: Bool = false
-    ) {
+    /// A replay of `trace` (which must hold at least one sample), looping when
+    /// `loop` is set. The replay is only a cursor over the trace: the engine it
+    /// drives is the caller's (`makeEngine`, then `advance(_:)`).
+    public init(trace: Trace, loop: Bool = false) {
         self.trace = trace
         self.loop = loop
-        var config = config
-        config.onChange = trace.onChange
-        if let rate = trace.rateHz, rate.isFinite, rate > 0 { config.sampleRateHz = min(1000, max(10, rate)) }
         let first = trace.samples.first?.tMs ?? 0
         let last = trace.samples.last?.tMs ?? 0
         let count = Double(max(1, trace.samples.count - 1))
@@ -57,22 +49,41 @@ public struct MockReplay: Sendable {
         let declared = trace.extraHeaders.last { $0.key == "duration_ms" }.flatMap { DecimalNumber.parse($0.value) }
         let pass = (last - first) + (period.isFinite && period > 0 ? period : 50)
         loopPeriod = max(pass, declared ?? 0)
-        engine = OrientationEngine(
-            classifier: config, mountMatrix: trace.mountMatrix, natural: natural,
-            defaultAllowed: defaultAllowed, lock: lock, sensor: .mock, tMs: first)
     }
 
-    /// The time of the next step in trace time, or nil at the end.
-    public func nextStepTime() -> Double? {
-        switch peek() {
+    /// `config` with what the trace header says of the sensor: `on_change`, and
+    /// `rate_hz` (clamped to 10…1000 Hz) as the sample rate.
+    public func classifierConfig(_ config: ClassifierConfig) -> ClassifierConfig {
+        var config = config
+        config.onChange = trace.onChange
+        if let rate = trace.rateHz, rate.isFinite, rate > 0 { config.sampleRateHz = min(1000, max(10, rate)) }
+        return config
+    }
+
+    /// The pipeline for this trace: classifier parameters `config` (with the
+    /// header's overrides, `classifierConfig`), the header's mount matrix unless
+    /// `mountMatrix` overrides it, starting at the trace's first sample.
+    public func makeEngine(
+        config: ClassifierConfig = ClassifierConfig(), mountMatrix: MountMatrix? = nil, natural: NaturalGeometry = .portrait,
+        defaultAllowed: OrientationMask = .all, lock: Orientation? = nil
+    ) -> OrientationEngine {
+        OrientationEngine(
+            classifier: classifierConfig(config), mountMatrix: mountMatrix ?? trace.mountMatrix, natural: natural,
+            defaultAllowed: defaultAllowed, lock: lock, sensor: .mock, tMs: trace.samples.first?.tMs ?? 0)
+    }
+
+    /// The time of the next step in trace time, or nil at the end; `deadline`
+    /// is the engine's `nextDeadline`.
+    public func nextStepTime(deadline: Double?) -> Double? {
+        switch peek(deadline: deadline) {
         case .reading(let sample): return sample.tMs
         case .tick(let t): return t
         case .end: return nil
         }
     }
 
-    /// What `advance()` will do next.
-    public func peek() -> Step {
+    /// What `advance(_:)` will do next, given the engine's `nextDeadline`.
+    public func peek(deadline: Double?) -> Step {
         let nextSample: Sample?
         if index < trace.samples.count {
             let s = trace.samples[index]
@@ -80,7 +91,7 @@ public struct MockReplay: Sendable {
         } else {
             nextSample = nil
         }
-        if let deadline = engine.nextDeadline, deadline > lastTick {
+        if let deadline, deadline > lastTick {
             // A deadline due at a reading's time fires first: it belongs to what
             // came before (an on-change sensor's held reading, a hold expiring).
             if let s = nextSample, s.tMs < deadline { return .reading(s) }
@@ -90,15 +101,9 @@ public struct MockReplay: Sendable {
         return .end
     }
 
-    /// Runs `body` on the engine (constraints, lock, configuration changes).
-    public mutating func withEngine<R>(_ body: (inout OrientationEngine) -> R) -> R {
-        body(&engine)
-    }
-
-    /// Performs the next step; returns the newly published state, if it changed.
-    public mutating func advance() -> StateMessage? {
-        let step = peek()
-        switch step {
+    /// Performs the next step on `engine`; returns the newly published state, if it changed.
+    public mutating func advance(_ engine: inout OrientationEngine) -> StateMessage? {
+        switch peek(deadline: engine.nextDeadline) {
         case .reading(let sample):
             index += 1
             if index == trace.samples.count, loop, !trace.samples.isEmpty {
