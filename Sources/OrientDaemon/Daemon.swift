@@ -197,7 +197,9 @@ public final class Daemon {
         sensor.start()
     }
 
-    private func hardwareSample(_ sample: Sample) {
+    /// Returns true while the classifier may still change its output without
+    /// further motion (the sensor then keeps sampling at its full rate).
+    private func hardwareSample(_ sample: Sample) -> Bool {
         broadcastSample(sample)
         if let published = engine.process(sample) {
             publish(published)
@@ -206,6 +208,9 @@ public final class Daemon {
             if !pendingGets.isEmpty, published.physical != .undefined { answerPendingGets() }
         }
         scheduleDeadline()
+        // Deciding: a deadline pending, or the filter not yet at the reading.
+        guard engine.nextDeadline == nil, let filtered = engine.classifier.filtered, let sensor else { return true }
+        return sensor.samplingPolicy.differs(filtered, engine.mountMatrix.apply(sample.vector))
     }
 
     private func hardwareChanged() {

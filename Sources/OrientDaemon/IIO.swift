@@ -29,6 +29,14 @@ public final class IIOAccelerometer {
     private var buffer: OpaquePointer?
     private var bufferChannels: [(channel: OpaquePointer, type: ScanType)] = []
     private var timestampChannel: (channel: OpaquePointer, type: ScanType)?
+    /// `/sys/bus/iio/devices/<id>/in_accel_{x,y,z}_raw`, where libiio reads them.
+    private let rawPaths: [String]
+    /// Open raw attribute files, -1 when closed.
+    private var rawFDs: [Int32] = [-1, -1, -1]
+    /// One attribute's text; allocated once.
+    private let scratch: UnsafeMutablePointer<UInt8>
+    private static let scratchBytes = 64
+    private static let rawNames = ["in_accel_x_raw", "in_accel_y_raw", "in_accel_z_raw"]
 
     /// Opens the accelerometer `sysname` (`iio:deviceN`).
     public init(sysname: String) throws(SensorError) {
@@ -48,40 +56,107 @@ public final class IIOAccelerometer {
             }
             axes.append(channel)
         }
+        let directory = "/sys/bus/iio/devices/\(String(cString: iio_device_get_id(device)))/"
+        rawPaths = axes.enumerated().map { index, channel in
+            directory + (iio_channel_attr_get_filename(channel, "raw").map { String(cString: $0) } ?? IIOAccelerometer.rawNames[index])
+        }
         self.context = context
         self.device = device
         self.axes = axes
+        scratch = .allocate(capacity: IIOAccelerometer.scratchBytes)
     }
 
     deinit {
+        closeRawAttributes()
+        scratch.deallocate()
         stopBuffer()
         iio_context_destroy(context)
     }
 
     /// Reads `in_accel_{x,y,z}_raw` (the polled path), parsed in the C locale.
+    ///
+    /// The three attribute files stay open between calls (until `closeRawAttributes()`
+    /// or deinit) and are read with pread(2) at offset 0, which makes sysfs show the
+    /// attribute afresh: no open, close or allocation per reading. A file that was
+    /// replaced under its open descriptor (no link left: a testbed renaming a new
+    /// file over it, never real sysfs) and a file whose read failed are opened
+    /// again at the next reading.
     public func readRaw() throws(SensorError) -> Vector3 {
-        var values: [Double] = []
-        values.reserveCapacity(3)
-        for (index, channel) in axes.enumerated() {
-            let text = try readAttribute(channel: channel, "raw", axis: index)
-            guard let value = DecimalNumber.parse(text.trimmingWhitespace()) else {
-                throw SensorError(message: "\(sysname): in_accel_\(["x", "y", "z"][index])_raw is not a number: '\(text.prefix(32))'", code: EINVAL)
-            }
-            values.append(value)
-        }
-        return Vector3(values[0], values[1], values[2])
+        let x = try readRawAxis(0)
+        let y = try readRawAxis(1)
+        let z = try readRawAxis(2)
+        return Vector3(x, y, z)
     }
 
-    private func readAttribute(channel: OpaquePointer, _ attribute: String, axis: Int) throws(SensorError) -> String {
-        var bytes = [CChar](repeating: 0, count: 64)
-        let n = iio_channel_attr_read(channel, attribute, &bytes, bytes.count)
-        guard n > 0 else {
-            let code = Int32(-n)
-            throw SensorError(
-                message: "\(sysname): cannot read in_accel_\(["x", "y", "z"][axis])_\(attribute): \(String(cString: strerror(code)))",
-                code: code)
+    /// Closes the raw attribute files (sampling stopped); the next `readRaw` opens them.
+    public func closeRawAttributes() {
+        for axis in 0..<3 where rawFDs[axis] >= 0 {
+            close(rawFDs[axis])
+            rawFDs[axis] = -1
         }
-        return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func readRawAxis(_ axis: Int) throws(SensorError) -> Double {
+        var fd = rawFDs[axis]
+        if fd >= 0 {
+            var status = stat()
+            if fstat(fd, &status) != 0 || status.st_nlink == 0 {
+                close(fd)
+                fd = -1
+                rawFDs[axis] = -1
+            }
+        }
+        if fd < 0 {
+            fd = open(rawPaths[axis], O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw readError(axis, code: errno) }
+            rawFDs[axis] = fd
+        }
+        let n = pread(fd, scratch, IIOAccelerometer.scratchBytes, 0)
+        guard n >= 0 else {
+            let code = errno
+            close(fd)
+            rawFDs[axis] = -1
+            throw readError(axis, code: code)
+        }
+        let bytes = UnsafeBufferPointer(start: UnsafePointer(scratch), count: n)
+        if let value = IIOAccelerometer.parseInteger(bytes) { return value }
+        // Not a plain integer (no driver writes one, but the format allows decimals).
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let value = DecimalNumber.parse(text.trimmingWhitespace()) else {
+            throw SensorError(
+                message: "\(sysname): \(IIOAccelerometer.rawNames[axis]) is not a number: '\(text.trimmingWhitespace().prefix(32))'",
+                code: EINVAL)
+        }
+        return value
+    }
+
+    private func readError(_ axis: Int, code: Int32) -> SensorError {
+        SensorError(
+            message: "\(sysname): cannot read \(IIOAccelerometer.rawNames[axis]): \(String(cString: strerror(code)))", code: code)
+    }
+
+    /// `[+-]digits` between optional whitespace, without allocating; nil otherwise.
+    static func parseInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        let end = bytes.count
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x00 }
+        while i < end, isSpace(bytes[i]) { i += 1 }
+        var negative = false
+        if i < end, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+            negative = bytes[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var value: Int64 = 0
+        var digits = 0
+        while i < end, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+            guard digits < 18 else { return nil }
+            value = value * 10 + Int64(bytes[i] - 0x30)
+            digits += 1
+            i += 1
+        }
+        while i < end, isSpace(bytes[i]) { i += 1 }
+        guard digits > 0, i == end else { return nil }
+        return Double(negative ? -value : value)
     }
 
     /// Writes the sampling frequency (`sampling_frequency`, else

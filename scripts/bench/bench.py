@@ -7,7 +7,7 @@ behind them: spreads, the peer's own numbers, the 1- and 100-subscriber
 fan-out, the machine) and, only when a key is null, a `reasons` object saying
 why.
 
-    umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py [--quick]
+    umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py [--quick] [--only PART ...]
 
 (it re-executes itself under umockdev-wrapper when started without it). It needs
 the release builds of orientd (`swift build -c release`) and of the Benchmarks
@@ -860,6 +860,9 @@ def main():
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--turn-ms", type=float, default=300.0)
     parser.add_argument("--step-ms", type=float, default=10.0)
+    parser.add_argument("--only", action="append", choices=["classifier", "fanout", "umockdev"],
+                        help="run only this part (repeatable; default: all). `--only umockdev` gives idle wakeups, "
+                             "watched CPU, step latency and RSS; the other keys stay null")
     args = parser.parse_args()
     if args.quick:
         args.repeats, args.toggles_small, args.toggles_large = 1, 20, 10
@@ -875,14 +878,23 @@ def main():
 
     bench = Bench(args)
     started = time.monotonic()
+    parts = set(args.only or ["classifier", "fanout", "umockdev"])
     try:
-        log("classifier throughput")
-        bench.classifier()
-        log("fan-out")
-        bench.fanout()
-        log("umockdev: idle, watched CPU, step latency, RSS (orientd and iio-sensor-proxy)")
-        bench.umockdev()
+        if "classifier" in parts:
+            log("classifier throughput")
+            bench.classifier()
+        if "fanout" in parts:
+            log("fan-out")
+            bench.fanout()
+        if "umockdev" in parts:
+            log("umockdev: idle, watched CPU, step latency, RSS (orientd and iio-sensor-proxy)")
+            bench.umockdev()
     finally:
+        if args.only:
+            bench.details["only"] = sorted(parts)
+            for key, _ in KEYS:
+                if bench.results[key] is None and key not in bench.reasons:
+                    bench.reasons[key] = f"not run (--only {' '.join(sorted(parts))})"
         bench.details["duration_s"] = round(time.monotonic() - started, 1)
         bench.write(args.out)
         shutil.rmtree(bench.workdir, ignore_errors=True)
