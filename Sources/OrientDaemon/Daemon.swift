@@ -197,9 +197,9 @@ public final class Daemon {
         sensor.start()
     }
 
-    /// Returns true while the classifier may still change its output without
-    /// further motion (the sensor then keeps sampling at its full rate).
-    private func hardwareSample(_ sample: Sample) -> Bool {
+    /// Returns the classifier's filtered vector and whether a deadline is
+    /// pending: the sensor keeps its full rate while the classifier is deciding.
+    private func hardwareSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
         broadcastSample(sample)
         if let published = engine.process(sample) {
             publish(published)
@@ -207,10 +207,7 @@ public final class Daemon {
             // timer answers them when the fresh readings confirm the old state).
             if !pendingGets.isEmpty, published.physical != .undefined { answerPendingGets() }
         }
-        scheduleDeadline()
-        // Deciding: a deadline pending, or the filter not yet at the reading.
-        guard engine.nextDeadline == nil, let filtered = engine.classifier.filtered, let sensor else { return true }
-        return sensor.samplingPolicy.differs(filtered, engine.mountMatrix.apply(sample.vector))
+        return (engine.filtered, scheduleDeadline())
     }
 
     private func hardwareChanged() {
@@ -227,16 +224,19 @@ public final class Daemon {
         scheduleDeadline()
     }
 
-    /// Arms the one timer for the classifier's next deadline (none when idle).
-    private func scheduleDeadline() {
+    /// Arms the one timer for the classifier's next deadline (none when idle);
+    /// returns whether one is armed.
+    @discardableResult
+    private func scheduleDeadline() -> Bool {
         loop.cancel(deadlineTimer)
         deadlineTimer = nil
-        guard sensor?.status == .active, let deadline = engine.nextDeadline else { return }
+        guard sensor?.status == .active, let deadline = engine.nextDeadline else { return false }
         deadlineTimer = loop.schedule(atMs: deadline) { [unowned self] in
             self.deadlineTimer = nil
             if let published = self.engine.tick(atMs: deadline) { self.publish(published) }
             self.scheduleDeadline()
         }
+        return true
     }
 
     /// Samples only while someone needs them: a subscriber, a recorder, or a `get`

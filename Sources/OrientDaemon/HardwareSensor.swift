@@ -25,10 +25,10 @@ public final class HardwareSensor {
     public private(set) var rateHz: Double
 
     /// Called with each reading (m/s², sensor frame, CLOCK_MONOTONIC ms).
-    /// Returns true while the consumer may still change its output without
-    /// further motion (a classifier deadline pending, its filter not caught up):
-    /// the polled path then keeps its full rate.
-    public var onSample: (Sample) -> Bool = { _ in false }
+    /// Returns the classifier's filtered vector (panel frame) and whether it has
+    /// a deadline pending: while the filter has not caught up with the reading
+    /// or a deadline is pending, the polled path keeps its full rate.
+    public var onSample: (Sample) -> (filtered: Vector3?, deadlinePending: Bool) = { _ in (nil, false) }
     /// Called when the status, device or mount matrix changed.
     public var onChange: () -> Void = {}
 
@@ -314,8 +314,10 @@ public final class HardwareSensor {
             failures = 0
             loggedFailure = false
             let vector = calibration.apply(raw: raw)
-            let settling = onSample(Sample(tMs: t, vector: vector))
-            interval = samplingPolicy.interval(after: mountMatrix.apply(vector), atMs: t, settling: settling)
+            let classifier = onSample(Sample(tMs: t, vector: vector))
+            let panel = mountMatrix.apply(vector)
+            let settling = classifier.deadlinePending || classifier.filtered.map { samplingPolicy.differs($0, panel) } ?? true
+            interval = samplingPolicy.interval(after: panel, atMs: t, settling: settling)
         } catch {
             interval = samplingPolicy.interval(atMs: t)
             failures += 1

@@ -31,8 +31,8 @@ public final class IIOAccelerometer {
     private var timestampChannel: (channel: OpaquePointer, type: ScanType)?
     /// `/sys/bus/iio/devices/<id>/in_accel_{x,y,z}_raw`, where libiio reads them.
     private let rawPaths: [String]
-    /// Open raw attribute files, -1 when closed.
-    private var rawFDs: [Int32] = [-1, -1, -1]
+    /// Open raw attribute files, -1 when closed (fixed storage: read on every poll).
+    private let rawFDs: UnsafeMutablePointer<Int32>
     /// One attribute's text; allocated once.
     private let scratch: UnsafeMutablePointer<UInt8>
     private static let scratchBytes = 64
@@ -64,11 +64,14 @@ public final class IIOAccelerometer {
         self.device = device
         self.axes = axes
         scratch = .allocate(capacity: IIOAccelerometer.scratchBytes)
+        rawFDs = .allocate(capacity: 3)
+        rawFDs.initialize(repeating: -1, count: 3)
     }
 
     deinit {
         closeRawAttributes()
         scratch.deallocate()
+        rawFDs.deallocate()
         stopBuffer()
         iio_context_destroy(context)
     }

@@ -26,7 +26,7 @@ public struct SamplingPolicy: Sendable, Equatable {
     public struct Settings: Sendable, Equatable {
         /// Interval between readings while the device rests, ms (`still-interval`).
         /// At or below the sensor's own period: always sample at the sensor's rate.
-        public var stillIntervalMs = 250.0
+        public var stillIntervalMs = 400.0
         /// How long after the last motion (or the last reading the classifier was
         /// still deciding on) readings stay at the sensor's rate, ms (`still-after`).
         public var stillAfterMs = 1000.0

@@ -107,7 +107,7 @@ private let everyKey: [KeyCase] = [
     KeyCase("sensor", "mount-matrix", "0, 1, 0; -1, 0, 0; 0, 0, 1") {
         $0.mountMatrix = try? MountMatrix(rows: Vector3(0, 1, 0), Vector3(-1, 0, 0), Vector3(0, 0, 1))
     },
-    KeyCase("sensor", "still-interval", "400") { $0.sampling.stillIntervalMs = 400 },
+    KeyCase("sensor", "still-interval", "300") { $0.sampling.stillIntervalMs = 300 },
     KeyCase("sensor", "still-after", "1500") { $0.sampling.stillAfterMs = 1500 },
     KeyCase("sensor", "motion-angle", "3.5") { $0.sampling.motionAngleDeg = 3.5 },
     KeyCase("sensor", "motion-magnitude", "0.25") { $0.sampling.motionMagnitude = 0.25 },

@@ -17,8 +17,8 @@ from harness import DaemonTestCase, NORMAL_RAW, wait_until
 HID = "hid-sensor-hub-accel_3d.umockdev"
 #: The length of a counting window.
 WINDOW_S = 3.0
-#: Defaults: 250 ms between readings while still, full rate for 1 s after motion.
-STILL_INTERVAL_S = 0.25
+#: Defaults: 400 ms between readings while still, full rate for 1 s after motion.
+STILL_INTERVAL_S = 0.4
 STILL_AFTER_S = 1.0
 
 
@@ -53,11 +53,11 @@ class AdaptiveSamplingTests(DaemonTestCase):
         client = self.connect()
         client.subscribe()
         client.wait_state(lambda s: s["sensor"] == "active" and s["physical"] == "normal", 3, "active, normal")
-        daemon.wait_for_log(r"sampling at 20 Hz \(polled; every 250 ms while still\)")
+        daemon.wait_for_log(r"sampling at 20 Hz \(polled; every 400 ms while still\)")
         return daemon, client
 
     def test_a_still_device_is_read_a_few_times_a_second_and_a_turn_still_arrives_promptly(self):
-        """a still device is read about 4 times a second, not 20; a turn is published within a second of the write"""
+        """a still device is read about 2.5 times a second, not 20; a turn is published within a still interval and a bit of the write"""
         daemon, client = self.subscribed_daemon()
         time.sleep(STILL_AFTER_S + 0.5)  # past the session's first second at the full rate
         still = self.rate(daemon)
@@ -74,11 +74,13 @@ class AdaptiveSamplingTests(DaemonTestCase):
         report = (f"context switches per s: still {still:.1f}, just after the turn {moving:.1f}, "
                   f"still again {still_again:.1f}; turn published {latency * 1000:.0f} ms after the write")
         sys.stderr.write(f"\n  [adaptive] {report}\n")
-        self.assertLessEqual(still, 6.5, f"{report}\n{daemon.log_tail()}")
-        self.assertGreaterEqual(still, 1.5, f"the daemon stopped sampling: {report}")
-        self.assertLess(latency, 1.0, report)
+        self.assertLessEqual(still, 5.0, f"{report}\n{daemon.log_tail()}")
+        self.assertGreaterEqual(still, 1.0, f"the daemon stopped sampling: {report}")
+        # At most one still interval before a reading sees it, then the steady
+        # path's 80 ms at the full rate; the rest is margin for a loaded machine.
+        self.assertLess(latency, STILL_INTERVAL_S + 0.8, report)
         self.assertGreaterEqual(moving, 8, f"the full rate did not come back after the turn: {report}")
-        self.assertLessEqual(still_again, 6.5, f"{report}\n{daemon.log_tail()}")
+        self.assertLessEqual(still_again, 5.0, f"{report}\n{daemon.log_tail()}")
 
     def test_several_turns_in_a_row_are_each_published(self):
         """turns written while the daemon reads slowly are each published, back and forth"""
