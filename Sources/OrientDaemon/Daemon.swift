@@ -246,6 +246,8 @@ public final class Daemon {
         defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []
         sensor.wanted = !pendingGets.isEmpty || connections.contains { $0.subscribed || $0.wantsSamples }
+        // A recording gets every reading at the sensor's rate, resting or not.
+        sensor.fullRate = connections.contains { $0.wantsSamples }
         if !sensor.wanted {
             loop.cancel(deadlineTimer)
             deadlineTimer = nil

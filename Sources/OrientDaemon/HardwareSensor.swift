@@ -67,6 +67,9 @@ public final class HardwareSensor {
     private var loggedFailure = false
     private var loggedGarbage = false
 
+    /// Poll at the sensor's rate even while the device rests (someone records the readings).
+    public var fullRate = false
+
     /// Whether anyone needs readings now (a subscriber, a `get`, a recorder).
     public var wanted = false {
         didSet { if wanted != oldValue { updateSampling() } }
@@ -316,7 +319,8 @@ public final class HardwareSensor {
             let vector = calibration.apply(raw: raw)
             let classifier = onSample(Sample(tMs: t, vector: vector))
             let panel = mountMatrix.apply(vector)
-            let settling = classifier.deadlinePending || classifier.filtered.map { samplingPolicy.differs($0, panel) } ?? true
+            let settling = fullRate || classifier.deadlinePending
+                || classifier.filtered.map { samplingPolicy.differs($0, panel) } ?? true
             interval = samplingPolicy.interval(after: panel, atMs: t, settling: settling)
         } catch {
             interval = samplingPolicy.interval(atMs: t)

@@ -91,6 +91,28 @@ class AdaptiveSamplingTests(DaemonTestCase):
             self.sysfs.set_raw(self.device, **raw)
             client.wait_physical(orientation)
 
+    def test_a_recording_gets_every_reading_at_the_full_rate_while_the_device_rests(self):
+        """a client recording samples gets them at the sample rate even while the device rests; the rate drops when it leaves"""
+        daemon, client = self.subscribed_daemon()
+        recorder = self.connect()
+        self.assertEqual(recorder.request("samples")["type"], "ok")
+        time.sleep(STILL_AFTER_S + 0.5)  # well past any motion: only the recording keeps the rate up
+        start = time.monotonic()
+        times = []
+        while time.monotonic() - start < 2.0:  # the measurement window
+            message = recorder.next_message(0.5)
+            if message is not None and message.get("type") == "sample":
+                times.append(message["t_ms"])
+        rate = (len(times) - 1) * 1000 / (times[-1] - times[0]) if len(times) > 1 else 0
+        sys.stderr.write(f"\n  [adaptive] recording: {len(times)} samples in 2 s ({rate:.1f} Hz)\n")
+        # By the readings' own times (some were queued before the window): 20 Hz, not 2.5.
+        self.assertGreaterEqual(rate, 12, f"{len(times)} samples at {rate:.1f} Hz while recording a still device")
+
+        recorder.close()
+        self.clients.remove(recorder)
+        time.sleep(STILL_AFTER_S + 0.5)
+        self.assertLessEqual(self.rate(daemon), 5.0, daemon.log_tail())
+
     def test_the_raw_attributes_stay_open_while_sampled_and_are_closed_when_sampling_stops(self):
         """the three raw attribute files stay open while sampled (reopened once each when replaced) and close when the last subscriber leaves"""
         daemon, client = self.subscribed_daemon()
