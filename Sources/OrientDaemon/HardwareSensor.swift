@@ -39,6 +39,8 @@ public final class HardwareSensor {
     private var calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
     private var accelerometer: IIOAccelerometer?
     private var pollTimer: EventLoop.TimerID?
+    /// The raw attribute files' replacement watch while polling (see `IIOAccelerometer.watchReplacements`).
+    private var replacementFD: Int32?
     /// The polled path's rate: full while moving, slow while still.
     public private(set) var samplingPolicy: SamplingPolicy
     /// The buffer's poll fd while buffered capture runs.
@@ -218,6 +220,10 @@ public final class HardwareSensor {
             ? "; every \(formatFrequency(samplingPolicy.stillIntervalMs)) ms while still" : ""
         log.info("\(device.info.sysname): sampling at \(formatFrequency(rateHz)) Hz (polled\(still))")
         samplingPolicy.start(atMs: MonotonicClock.nowMs())
+        if replacementFD == nil, let fd = accelerometer?.watchReplacements() {
+            replacementFD = fd
+            loop.watch(fd, for: .readable) { [unowned self] _ in self.accelerometer?.replacementsNoted() }
+        }
         poll()
     }
 
@@ -300,6 +306,8 @@ public final class HardwareSensor {
         stopBuffered()
         loop.cancel(pollTimer)
         pollTimer = nil
+        if let fd = replacementFD { loop.unwatch(fd) }
+        replacementFD = nil
         accelerometer?.closeRawAttributes()
         accelerometer = nil
         capture = .none

@@ -31,6 +31,11 @@ public final class IIOAccelerometer {
     private var timestampChannel: (channel: OpaquePointer, type: ScanType)?
     /// `/sys/bus/iio/devices/<id>/in_accel_{x,y,z}_raw`, where libiio reads them.
     private let rawPaths: [String]
+    /// The device's sysfs directory (`/sys/bus/iio/devices/<id>/`).
+    private let directory: String
+    /// An inotify descriptor on `directory` while `watchReplacements()` is in
+    /// force, else -1 (then each read checks its file with fstat instead).
+    private var replacementFD: Int32 = -1
     /// Open raw attribute files, -1 when closed (fixed storage: read on every poll).
     private let rawFDs: UnsafeMutablePointer<Int32>
     /// One attribute's text; allocated once.
@@ -57,6 +62,7 @@ public final class IIOAccelerometer {
             axes.append(channel)
         }
         let directory = "/sys/bus/iio/devices/\(String(cString: iio_device_get_id(device)))/"
+        self.directory = directory
         rawPaths = axes.enumerated().map { index, channel in
             directory + (iio_channel_attr_get_filename(channel, "raw").map { String(cString: $0) } ?? IIOAccelerometer.rawNames[index])
         }
@@ -80,10 +86,11 @@ public final class IIOAccelerometer {
     ///
     /// The three attribute files stay open between calls (until `closeRawAttributes()`
     /// or deinit) and are read with pread(2) at offset 0, which makes sysfs show the
-    /// attribute afresh: no open, close or allocation per reading. A file that was
-    /// replaced under its open descriptor (no link left: a testbed renaming a new
-    /// file over it, never real sysfs) and a file whose read failed are opened
-    /// again at the next reading.
+    /// attribute afresh: no open, close or allocation per reading. A file whose
+    /// read failed is opened again at the next reading, and so are files replaced
+    /// under their descriptors (a testbed renaming new files over them; never
+    /// real sysfs): noticed by `watchReplacements()`, or without it by fstat(2)
+    /// showing no link left.
     public func readRaw() throws(SensorError) -> Vector3 {
         let x = try readRawAxis(0)
         let y = try readRawAxis(1)
@@ -91,17 +98,57 @@ public final class IIOAccelerometer {
         return Vector3(x, y, z)
     }
 
-    /// Closes the raw attribute files (sampling stopped); the next `readRaw` opens them.
+    /// Closes the raw attribute files and the replacement watch (sampling
+    /// stopped); the next `readRaw` opens the files again.
     public func closeRawAttributes() {
+        closeRawFiles()
+        if replacementFD >= 0 {
+            close(replacementFD)
+            replacementFD = -1
+        }
+    }
+
+    private func closeRawFiles() {
         for axis in 0..<3 where rawFDs[axis] >= 0 {
             close(rawFDs[axis])
             rawFDs[axis] = -1
         }
     }
 
+    /// Watches the device directory for files created, moved or deleted in it,
+    /// and returns the descriptor to watch for readability (then call
+    /// `replacementsNoted()`); nil when inotify is unavailable, and then every
+    /// read checks its file with fstat(2) instead.
+    ///
+    /// Real sysfs never replaces an attribute, so on hardware this descriptor
+    /// stays silent; a testbed replacing the files (renaming new ones over
+    /// them) makes it readable. Either way a reading costs no fstat calls.
+    public func watchReplacements() -> Int32? {
+        if replacementFD >= 0 { return replacementFD }
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { return nil }
+        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+        guard inotify_add_watch(fd, directory, mask) >= 0 else {
+            close(fd)
+            return nil
+        }
+        replacementFD = fd
+        return fd
+    }
+
+    /// The device directory changed: drains the watch and closes the raw files,
+    /// so the next reading opens what is there now.
+    public func replacementsNoted() {
+        guard replacementFD >= 0 else { return }
+        withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer in
+            while read(replacementFD, buffer.baseAddress, buffer.count) > 0 {}
+        }
+        closeRawFiles()
+    }
+
     private func readRawAxis(_ axis: Int) throws(SensorError) -> Double {
         var fd = rawFDs[axis]
-        if fd >= 0 {
+        if fd >= 0, replacementFD < 0 {
             var status = stat()
             if fstat(fd, &status) != 0 || status.st_nlink == 0 {
                 close(fd)
