@@ -198,7 +198,9 @@ public final class Daemon {
         sensor.start()
     }
 
-    private func hardwareSample(_ sample: Sample) {
+    /// Returns the classifier's filtered vector and whether a deadline is
+    /// pending: the sensor keeps its full rate while the classifier is deciding.
+    private func hardwareSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
         broadcastSample(sample)
         if let published = engine.process(sample) {
             publish(published)
@@ -206,7 +208,7 @@ public final class Daemon {
             // timer answers them when the fresh readings confirm the old state).
             if !pendingGets.isEmpty, published.physical != .undefined { answerPendingGets() }
         }
-        scheduleDeadline()
+        return (engine.filtered, scheduleDeadline())
     }
 
     private func hardwareChanged() {
@@ -223,16 +225,19 @@ public final class Daemon {
         scheduleDeadline()
     }
 
-    /// Arms the one timer for the classifier's next deadline (none when idle).
-    private func scheduleDeadline() {
+    /// Arms the one timer for the classifier's next deadline (none when idle);
+    /// returns whether one is armed.
+    @discardableResult
+    private func scheduleDeadline() -> Bool {
         loop.cancel(deadlineTimer)
         deadlineTimer = nil
-        guard sensor?.status == .active, let deadline = engine.nextDeadline else { return }
+        guard sensor?.status == .active, let deadline = engine.nextDeadline else { return false }
         deadlineTimer = loop.schedule(atMs: deadline) { [unowned self] in
             self.deadlineTimer = nil
             if let published = self.engine.tick(atMs: deadline) { self.publish(published) }
             self.scheduleDeadline()
         }
+        return true
     }
 
     /// Samples only while someone needs them: a subscriber, a recorder, or a `get`
@@ -242,6 +247,8 @@ public final class Daemon {
         defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []
         sensor.wanted = !pendingGets.isEmpty || connections.contains { $0.subscribed || $0.wantsSamples }
+        // A recording gets every reading at the sensor's rate, resting or not.
+        sensor.fullRate = connections.contains { $0.wantsSamples }
         if !sensor.wanted {
             loop.cancel(deadlineTimer)
             deadlineTimer = nil

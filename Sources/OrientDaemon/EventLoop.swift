@@ -31,6 +31,7 @@ public final class EventLoop {
     }
 
     private struct Timer {
+        var id: UInt64
         var deadlineMs: Double
         var action: () -> Void
     }
@@ -41,9 +42,13 @@ public final class EventLoop {
     private var signalHandler: ((Int32) -> Void)?
     private var watches: [Int32: Watch] = [:]
     private var nextGeneration: UInt32 = 1
-    private var timers: [UInt64: Timer] = [:]
+    /// Scheduled timers, unordered: there are a handful at a time, and a linear
+    /// scan without hashing or allocation is the cheapest on every wakeup.
+    private var timers: [Timer] = []
     private var nextTimerID: UInt64 = 1
     private var armedDeadline: Double?
+    /// The timerfd fired and stays readable until it is set again.
+    private var timerExpired = false
     /// False once `stop()` was called, even before `run()` (then `run()` returns at once).
     private var running = true
 
@@ -109,14 +114,15 @@ public final class EventLoop {
     public func schedule(atMs deadlineMs: Double, _ action: @escaping () -> Void) -> TimerID {
         let id = nextTimerID
         nextTimerID += 1
-        timers[id] = Timer(deadlineMs: deadlineMs, action: action)
+        timers.append(Timer(id: id, deadlineMs: deadlineMs, action: action))
         return TimerID(value: id)
     }
 
     /// Cancels a timer that has not fired yet (no effect otherwise).
     public func cancel(_ timer: TimerID?) {
-        guard let timer else { return }
-        timers.removeValue(forKey: timer.value)
+        guard let timer, let index = timers.firstIndex(where: { $0.id == timer.value }) else { return }
+        timers.swapAt(index, timers.count - 1)
+        timers.removeLast()
     }
 
     /// The number of timers scheduled and not yet fired.
@@ -163,9 +169,9 @@ public final class EventLoop {
                 let data = events[i].data.u64
                 let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: data))
                 if fd == timerFD {
-                    var expirations: UInt64 = 0
-                    _ = read(timerFD, &expirations, 8)
-                    armedDeadline = nil
+                    // Not read: re-arming (or disarming) it in armTimerFD clears the
+                    // expiration, one system call instead of two per timer.
+                    timerExpired = true
                     continue
                 }
                 let generation = UInt32(truncatingIfNeeded: data >> 32)
@@ -184,23 +190,34 @@ public final class EventLoop {
 
     /// Runs the timers due now that existed before this pass, so a timer that
     /// schedules another for "now" cannot keep the loop from polling its fds.
+    /// Allocates nothing: it runs on every wakeup.
     private func runDueTimers() {
         let existing = nextTimerID
         while true {
             let now = MonotonicClock.nowMs()
-            guard let (id, timer) = timers.filter({ $0.key < existing }).min(by: { $0.value.deadlineMs < $1.value.deadlineMs }),
-                timer.deadlineMs <= now
-            else { return }
-            timers.removeValue(forKey: id)
+            var due: Int?
+            var dueDeadline = Double.infinity
+            for index in timers.indices {
+                let deadline = timers[index].deadlineMs
+                if timers[index].id < existing, deadline <= now, due == nil || deadline < dueDeadline {
+                    due = index
+                    dueDeadline = deadline
+                }
+            }
+            guard let due else { return }
+            timers.swapAt(due, timers.count - 1)
+            let timer = timers.removeLast()
             timer.action()
             if !running { return }
         }
     }
 
     private func armTimerFD() {
-        let earliest = timers.values.min(by: { $0.deadlineMs < $1.deadlineMs })?.deadlineMs
-        guard earliest != armedDeadline else { return }
+        var earliest: Double?
+        for timer in timers where earliest.map({ timer.deadlineMs < $0 }) ?? true { earliest = timer.deadlineMs }
+        guard earliest != armedDeadline || timerExpired else { return }
         armedDeadline = earliest
+        timerExpired = false
         var spec = itimerspec()
         if let deadline = earliest {
             let seconds = (deadline / 1000).rounded(.down)

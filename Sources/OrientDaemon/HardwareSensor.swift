@@ -4,10 +4,13 @@ import Glibc
 public import OrientSense
 
 /// The accelerometer as the daemon sees it: found and followed with libudev,
-/// read with libiio (polling the raw attributes), calibrated and timestamped.
+/// read with libiio (buffered capture, or polling the raw attributes),
+/// calibrated and timestamped.
 ///
 /// Sampling runs only while `wanted` is true; otherwise nothing is open and no
-/// timer is armed. Faults never stop the daemon: a vanished device makes the
+/// timer is armed. The polled path reads at the sensor's rate while the device
+/// moves or the classifier is deciding, and every `still-interval` while it
+/// rests (`SamplingPolicy`). Faults never stop the daemon: a vanished device makes the
 /// sensor absent until udev announces one again, transient read errors are
 /// logged once and retried, and garbage values are dropped.
 public final class HardwareSensor {
@@ -22,7 +25,10 @@ public final class HardwareSensor {
     public private(set) var rateHz: Double
 
     /// Called with each reading (m/s², sensor frame, CLOCK_MONOTONIC ms).
-    public var onSample: (Sample) -> Void = { _ in }
+    /// Returns the classifier's filtered vector (panel frame) and whether it has
+    /// a deadline pending: while the filter has not caught up with the reading
+    /// or a deadline is pending, the polled path keeps its full rate.
+    public var onSample: (Sample) -> (filtered: Vector3?, deadlinePending: Bool) = { _ in (nil, false) }
     /// Called when the status, device or mount matrix changed.
     public var onChange: () -> Void = {}
 
@@ -33,6 +39,10 @@ public final class HardwareSensor {
     private var calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
     private var accelerometer: IIOAccelerometer?
     private var pollTimer: EventLoop.TimerID?
+    /// The raw attribute files' replacement watch while polling (see `IIOAccelerometer.watchReplacements`).
+    private var replacementFD: Int32?
+    /// The polled path's rate: full while moving, slow while still.
+    public private(set) var samplingPolicy: SamplingPolicy
     /// The buffer's poll fd while buffered capture runs.
     private var bufferFD: Int32?
     /// Fires when the buffer has delivered nothing in time: fall back to polling.
@@ -59,6 +69,9 @@ public final class HardwareSensor {
     private var loggedFailure = false
     private var loggedGarbage = false
 
+    /// Poll at the sensor's rate even while the device rests (someone records the readings).
+    public var fullRate = false
+
     /// Whether anyone needs readings now (a subscriber, a `get`, a recorder).
     public var wanted = false {
         didSet { if wanted != oldValue { updateSampling() } }
@@ -70,6 +83,12 @@ public final class HardwareSensor {
         self.config = config
         self.udev = try Udev()
         rateHz = max(10, config.classifier.sampleRateHz)
+        samplingPolicy = HardwareSensor.policy(config, rateHz: rateHz)
+    }
+
+    private static func policy(_ config: DaemonConfig, rateHz: Double) -> SamplingPolicy {
+        // Resting readings stay well inside max-sample-gap, so they never count as a gap.
+        SamplingPolicy(config.sampling, fastIntervalMs: 1000 / rateHz, longestIntervalMs: config.classifier.maxSampleGapMs / 2)
     }
 
     /// Starts following udev events and picks a sensor.
@@ -88,6 +107,8 @@ public final class HardwareSensor {
         self.config = config
         self.log = log
         rateHz = max(10, config.classifier.sampleRateHz)
+        samplingPolicy = HardwareSensor.policy(config, rateHz: rateHz)
+        samplingPolicy.start(atMs: MonotonicClock.nowMs())
         rescan(reason: "configuration reloaded")
     }
 
@@ -195,7 +216,14 @@ public final class HardwareSensor {
 
     private func startPolling(_ device: UdevIIODevice) {
         capture = .polled
-        log.info("\(device.info.sysname): sampling at \(formatFrequency(rateHz)) Hz (polled)")
+        let still = samplingPolicy.stillIntervalMs > samplingPolicy.fastIntervalMs
+            ? "; every \(formatFrequency(samplingPolicy.stillIntervalMs)) ms while still" : ""
+        log.info("\(device.info.sysname): sampling at \(formatFrequency(rateHz)) Hz (polled\(still))")
+        samplingPolicy.start(atMs: MonotonicClock.nowMs())
+        if replacementFD == nil, let fd = accelerometer?.watchReplacements() {
+            replacementFD = fd
+            loop.watch(fd, for: .readable) { [unowned self] _ in self.accelerometer?.replacementsNoted() }
+        }
         poll()
     }
 
@@ -270,7 +298,7 @@ public final class HardwareSensor {
             // backlog read at start collapses onto the start instead of going back in time.
             let t = max(now - age, lastBufferedTime)
             lastBufferedTime = t
-            onSample(Sample(tMs: t, vector: calibration.apply(raw: scan.raw)))
+            _ = onSample(Sample(tMs: t, vector: calibration.apply(raw: scan.raw)))
         }
     }
 
@@ -278,21 +306,32 @@ public final class HardwareSensor {
         stopBuffered()
         loop.cancel(pollTimer)
         pollTimer = nil
+        if let fd = replacementFD { loop.unwatch(fd) }
+        replacementFD = nil
+        accelerometer?.closeRawAttributes()
         accelerometer = nil
         capture = .none
     }
 
+    /// One reading of the polled path; schedules the next at the policy's interval.
+    /// Nothing here allocates or logs in the common case.
     private func poll() {
         guard let accelerometer else { return }
         let t = MonotonicClock.nowMs()
+        let interval: Double
         do {
             let raw = try accelerometer.readRaw()
             if failures > 0 { log.notice("\(accelerometer.sysname): reading again after \(failures) failed reads") }
             failures = 0
             loggedFailure = false
             let vector = calibration.apply(raw: raw)
-            onSample(Sample(tMs: t, vector: vector))
+            let classifier = onSample(Sample(tMs: t, vector: vector))
+            let panel = mountMatrix.apply(vector)
+            let settling = fullRate || classifier.deadlinePending
+                || classifier.filtered.map { samplingPolicy.differs($0, panel) } ?? true
+            interval = samplingPolicy.interval(after: panel, atMs: t, settling: settling)
         } catch {
+            interval = samplingPolicy.interval(atMs: t)
             failures += 1
             if error.vanished {
                 log.warning("\(error); treating the sensor as removed")
@@ -309,6 +348,6 @@ public final class HardwareSensor {
             }
         }
         guard self.accelerometer != nil else { return }
-        pollTimer = loop.schedule(atMs: t + 1000 / rateHz) { [unowned self] in self.poll() }
+        pollTimer = loop.schedule(atMs: t + interval) { [unowned self] in self.poll() }
     }
 }

@@ -82,6 +82,8 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 private enum ValueKind: Sendable {
     /// A decimal number in `unit`; ranges are checked by `ClassifierConfig.problems()`.
     case number(unit: String, @Sendable (inout DaemonConfig, Double) -> Void)
+    /// A decimal number within a range.
+    case boundedNumber(ClosedRange<Double>, unit: String, @Sendable (inout DaemonConfig, Double) -> Void)
     /// A whole number within a range.
     case integer(ClosedRange<Int>, unit: String, @Sendable (inout DaemonConfig, Int) -> Void)
     case bool(@Sendable (inout DaemonConfig, Bool) -> Void)
@@ -118,6 +120,10 @@ private func tiltLimits() -> [KeySpec] {
         classifierNumber("tilt-max-\(o.rawValue)", "degrees") { $0.tiltMaxDeg[i] = $1 }
     }
     return minimums + maximums
+}
+
+private func sampling(_ name: String, _ range: ClosedRange<Double>, _ unit: String, _ set: @escaping @Sendable (inout SamplingPolicy.Settings, Double) -> Void) -> KeySpec {
+    KeySpec(section: "sensor", name: name, kind: .boundedNumber(range, unit: unit) { set(&$0.sampling, $1) })
 }
 
 private func limit(_ name: String, _ range: ClosedRange<Int>, _ unit: String, _ set: @escaping @Sendable (inout DaemonConfig.Limits, Int) -> Void) -> KeySpec {
@@ -170,6 +176,10 @@ private let keyTable: [KeySpec] = [
 
     KeySpec(section: "sensor", name: "device", kind: .device),
     KeySpec(section: "sensor", name: "mount-matrix", kind: .mountMatrix),
+    sampling("still-interval", 0...1000, "ms") { $0.stillIntervalMs = $1 },
+    sampling("still-after", 0...60000, "ms") { $0.stillAfterMs = $1 },
+    sampling("motion-angle", 0...45, "degrees") { $0.motionAngleDeg = $1 },
+    sampling("motion-magnitude", 0...20, "m/s²") { $0.motionMagnitude = $1 },
 
     limit("clients", 1...65536, "clients") { $0.clients = $1 },
     limit("constraints-per-client", 1...1024, "constraints") { $0.constraintsPerClient = $1 },
@@ -322,6 +332,12 @@ private struct Parser {
         switch spec.kind {
         case .number(let unit, let set):
             set(&config, try number(key, unit: unit, s, e))
+        case .boundedNumber(let range, let unit, let set):
+            let x = try number(key, unit: unit, s, e)
+            guard range.contains(x) else {
+                throw fail("\(key) must be from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound)) \(unit); found \(found(s, e))")
+            }
+            set(&config, x)
         case .integer(let range, let unit, let set):
             guard let x = DecimalNumber.parse(buf[s..<e]), x.rounded() == x,
                   x >= Double(range.lowerBound), x <= Double(range.upperBound)

@@ -38,6 +38,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Overrides every other mount matrix source (`mount-matrix`). nil: udev,
     /// sysfs, then identity (SPEC §6).
     public var mountMatrix: MountMatrix?
+    /// When the polled path slows down while the device rests (`still-interval`,
+    /// `still-after`, `motion-angle`, `motion-magnitude`).
+    public var sampling = SamplingPolicy.Settings()
 
     // MARK: [limits]
 

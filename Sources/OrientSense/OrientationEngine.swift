@@ -53,6 +53,10 @@ public struct OrientationEngine: Sendable {
     /// When to call `tick` next (sensor clock, ms), or nil when no timer is needed.
     public var nextDeadline: Double? { classifier.nextDeadline }
 
+    /// The classifier's low-pass-filtered vector (panel frame), nil before the
+    /// first reading; read without copying the classifier.
+    public var filtered: Vector3? { classifier.filtered }
+
     /// Replaces the constraints; returns the new state when its content changed.
     public mutating func setConstraints(_ masks: [OrientationMask], atMs t: Double) -> StateMessage? {
         constraints = masks

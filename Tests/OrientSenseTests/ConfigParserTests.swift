@@ -107,6 +107,10 @@ private let everyKey: [KeyCase] = [
     KeyCase("sensor", "mount-matrix", "0, 1, 0; -1, 0, 0; 0, 0, 1") {
         $0.mountMatrix = try? MountMatrix(rows: Vector3(0, 1, 0), Vector3(-1, 0, 0), Vector3(0, 0, 1))
     },
+    KeyCase("sensor", "still-interval", "300") { $0.sampling.stillIntervalMs = 300 },
+    KeyCase("sensor", "still-after", "1500") { $0.sampling.stillAfterMs = 1500 },
+    KeyCase("sensor", "motion-angle", "3.5") { $0.sampling.motionAngleDeg = 3.5 },
+    KeyCase("sensor", "motion-magnitude", "0.25") { $0.sampling.motionMagnitude = 0.25 },
     KeyCase("limits", "clients", "16") { $0.limits.clients = 16 },
     KeyCase("limits", "constraints-per-client", "8") { $0.limits.constraintsPerClient = 8 },
     KeyCase("limits", "line-length", "8192") { $0.limits.lineLength = 8192 },
@@ -390,6 +394,11 @@ struct ConfigParserErrorTests {
             ("sensor", "mount-matrix = 1, 0, 0; 0, 1, 0", "mount-matrix, column 32: a mount matrix has 9 values (x1, y1, z1; x2, y2, z2; x3, y3, z3); found 6"),
             ("sensor", "mount-matrix = 0, 0, 0; 0, 1, 0; 0, 0, 1", "mount-matrix, column 16: mount matrix row 1 is all zeros"),
             ("sensor", "mount-matrix = 1, 0, x; 0, 1, 0; 0, 0, 1", "mount-matrix, column 22: 'x' is not a decimal number"),
+            ("sensor", "still-interval = 2000", "still-interval must be from 0 to 1000 ms; found '2000'"),
+            ("sensor", "still-interval = -1", "still-interval must be from 0 to 1000 ms; found '-1'"),
+            ("sensor", "still-after = 250ms", "still-after must be a decimal number of ms (like 100 or 0.5, '.' as decimal point); found '250ms' (write the number without its unit)"),
+            ("sensor", "motion-angle = 50", "motion-angle must be from 0 to 45 degrees; found '50'"),
+            ("sensor", "motion-magnitude = 21", "motion-magnitude must be from 0 to 20 m/s²; found '21'"),
         ])
     func badValues(section: String, line: String, fragment: String) {
         expectConfigError(configError("# comment\n[\(section)]\n\(line)\n"), line: 3, fragment)

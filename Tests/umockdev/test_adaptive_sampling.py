@@ -1,0 +1,141 @@
+"""The polled path slows down while the device rests and speeds up when it
+moves (SamplingPolicy, docs/configuration.md `[sensor]`), keeping its raw
+attribute files open while it samples.
+
+Wakeups are counted as context switches of the daemon (every poll is one
+return from epoll_wait); the windows are fixed lengths, and the bounds leave
+wide margins for a loaded two-core machine.
+"""
+
+import os
+import sys
+import time
+import unittest
+
+from harness import DaemonTestCase, NORMAL_RAW, wait_until
+
+HID = "hid-sensor-hub-accel_3d.umockdev"
+#: The length of a counting window.
+WINDOW_S = 3.0
+#: Defaults: 400 ms between readings while still, full rate for 1 s after motion.
+STILL_INTERVAL_S = 0.4
+STILL_AFTER_S = 1.0
+
+
+class AdaptiveSamplingTests(DaemonTestCase):
+    def setUp(self):
+        super().setUp()
+        self.device = self.sysfs.add(HID)
+
+    def raw_fds(self, daemon):
+        """The daemon's open fds on the raw attribute files (fd -> target)."""
+        found = {}
+        fd_dir = f"/proc/{daemon.pid}/fd"
+        for fd in os.listdir(fd_dir):
+            try:
+                target = os.readlink(f"{fd_dir}/{fd}")
+            except FileNotFoundError:
+                continue
+            if os.path.basename(target).startswith("in_accel_") and target.endswith("_raw") or "_raw (deleted)" in target:
+                found[int(fd)] = target
+        return found
+
+    def rate(self, daemon, seconds=WINDOW_S):
+        """Context switches per second over a fixed window."""
+        before, _ = daemon.context_switches()
+        time.sleep(seconds)  # the measurement window itself
+        after, _ = daemon.context_switches()
+        return (after - before) / seconds
+
+    def subscribed_daemon(self):
+        daemon = self.start_daemon()
+        daemon.wait_for_log(r"accelerometer: iio:device3")
+        client = self.connect()
+        client.subscribe()
+        client.wait_state(lambda s: s["sensor"] == "active" and s["physical"] == "normal", 3, "active, normal")
+        daemon.wait_for_log(r"sampling at 20 Hz \(polled; every 400 ms while still\)")
+        return daemon, client
+
+    def test_a_still_device_is_read_a_few_times_a_second_and_a_turn_still_arrives_promptly(self):
+        """a still device is read about 2.5 times a second, not 20; a turn is published within a still interval and a bit of the write"""
+        daemon, client = self.subscribed_daemon()
+        time.sleep(STILL_AFTER_S + 0.5)  # past the session's first second at the full rate
+        still = self.rate(daemon)
+
+        self.sysfs.set_raw(self.device, x=256, y=0)
+        written = time.monotonic()
+        client.wait_physical("left-up")
+        latency = time.monotonic() - written
+
+        # Right after the turn: the full rate, for about a second.
+        moving = self.rate(daemon, seconds=0.6)
+        time.sleep(STILL_AFTER_S)
+        still_again = self.rate(daemon)
+        report = (f"context switches per s: still {still:.1f}, just after the turn {moving:.1f}, "
+                  f"still again {still_again:.1f}; turn published {latency * 1000:.0f} ms after the write")
+        sys.stderr.write(f"\n  [adaptive] {report}\n")
+        self.assertLessEqual(still, 5.0, f"{report}\n{daemon.log_tail()}")
+        self.assertGreaterEqual(still, 1.0, f"the daemon stopped sampling: {report}")
+        # At most one still interval before a reading sees it, then the steady
+        # path's 80 ms at the full rate; the rest is margin for a loaded machine.
+        self.assertLess(latency, STILL_INTERVAL_S + 0.8, report)
+        self.assertGreaterEqual(moving, 8, f"the full rate did not come back after the turn: {report}")
+        self.assertLessEqual(still_again, 5.0, f"{report}\n{daemon.log_tail()}")
+
+    def test_several_turns_in_a_row_are_each_published(self):
+        """turns written while the daemon reads slowly are each published, back and forth"""
+        daemon, client = self.subscribed_daemon()
+        for raw, orientation in ((dict(x=256, y=0), "left-up"), (NORMAL_RAW, "normal"),
+                                 (dict(x=-256, y=0), "right-up"), (NORMAL_RAW, "normal")):
+            time.sleep(STILL_AFTER_S + STILL_INTERVAL_S)  # let it slow down again before each turn
+            self.sysfs.set_raw(self.device, **raw)
+            client.wait_physical(orientation)
+
+    def test_a_recording_gets_every_reading_at_the_full_rate_while_the_device_rests(self):
+        """a client recording samples gets them at the sample rate even while the device rests; the rate drops when it leaves"""
+        daemon, client = self.subscribed_daemon()
+        recorder = self.connect()
+        self.assertEqual(recorder.request("samples")["type"], "ok")
+        time.sleep(STILL_AFTER_S + 0.5)  # well past any motion: only the recording keeps the rate up
+        start = time.monotonic()
+        times = []
+        while time.monotonic() - start < 2.0:  # the measurement window
+            message = recorder.next_message(0.5)
+            if message is not None and message.get("type") == "sample":
+                times.append(message["t_ms"])
+        rate = (len(times) - 1) * 1000 / (times[-1] - times[0]) if len(times) > 1 else 0
+        sys.stderr.write(f"\n  [adaptive] recording: {len(times)} samples in 2 s ({rate:.1f} Hz)\n")
+        # By the readings' own times (some were queued before the window): 20 Hz, not 2.5.
+        self.assertGreaterEqual(rate, 12, f"{len(times)} samples at {rate:.1f} Hz while recording a still device")
+
+        recorder.close()
+        self.clients.remove(recorder)
+        time.sleep(STILL_AFTER_S + 0.5)
+        self.assertLessEqual(self.rate(daemon), 5.0, daemon.log_tail())
+
+    def test_the_raw_attributes_stay_open_while_sampled_and_are_closed_when_sampling_stops(self):
+        """the three raw attribute files stay open while sampled (reopened once each when replaced) and close when the last subscriber leaves"""
+        daemon, client = self.subscribed_daemon()
+        first = wait_until(lambda: len(self.raw_fds(daemon)) == 3 and self.raw_fds(daemon), 3,
+                           "three open raw attribute files")
+        self.assertEqual(sorted(os.path.basename(t) for t in first.values()),
+                         ["in_accel_x_raw", "in_accel_y_raw", "in_accel_z_raw"], first)
+        # The same descriptors a second later: not reopened per reading.
+        time.sleep(1.0)
+        self.assertEqual(self.raw_fds(daemon), first)
+
+        # Replacing the files (the testbed renames a new file over each) is
+        # followed: the new values are read, and no descriptor leaks.
+        self.sysfs.set_raw(self.device, x=256, y=0)
+        client.wait_physical("left-up")
+        wait_until(lambda: all(not t.endswith("(deleted)") for t in self.raw_fds(daemon).values()), 3,
+                   "the replaced files to be reopened", detail=lambda: str(self.raw_fds(daemon)))
+        self.assertEqual(len(self.raw_fds(daemon)), 3, self.raw_fds(daemon))
+
+        client.request("unsubscribe")
+        wait_until(lambda: not self.raw_fds(daemon), 3, "the raw attribute files to be closed",
+                   detail=lambda: str(self.raw_fds(daemon)))
+
+
+if __name__ == "__main__":
+    unittest.main()
