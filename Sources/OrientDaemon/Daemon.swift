@@ -31,7 +31,8 @@ public struct DaemonOptions: Sendable {
 }
 
 /// The daemon: one event loop owning the engine, the socket server, the clients'
-/// constraints, the rotation lock and the sensor source (a trace replay for now).
+/// constraints, the rotation lock and the sensor source (a trace replay, or the
+/// hardware accelerometer).
 public final class Daemon {
     private let options: DaemonOptions
     private var config: DaemonConfig

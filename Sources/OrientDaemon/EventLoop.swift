@@ -212,6 +212,9 @@ public final class EventLoop {
         }
     }
 
+    /// The latest deadline the timerfd is armed for, in seconds of CLOCK_MONOTONIC.
+    static let farFutureSeconds = 1e9
+
     private func armTimerFD() {
         var earliest: Double?
         for timer in timers where earliest.map({ timer.deadlineMs < $0 }) ?? true { earliest = timer.deadlineMs }
@@ -220,9 +223,12 @@ public final class EventLoop {
         timerExpired = false
         var spec = itimerspec()
         if let deadline = earliest {
-            let seconds = (deadline / 1000).rounded(.down)
+            // A deadline beyond ~30 years (a trace time of 1e300 ms, a replay
+            // speed of 1e-300) is "never": clamped, never a trap in Int(_:).
+            let seconds = min(max((deadline / 1000).rounded(.down), 0), EventLoop.farFutureSeconds)
             spec.it_value.tv_sec = Int(seconds)
-            spec.it_value.tv_nsec = max(1, Int((deadline - seconds * 1000) * 1_000_000))
+            let nanoseconds = ((deadline - seconds * 1000) * 1_000_000).rounded(.down)
+            spec.it_value.tv_nsec = nanoseconds.isFinite ? Int(min(max(nanoseconds, 1), 999_999_999)) : 1
         }
         timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }

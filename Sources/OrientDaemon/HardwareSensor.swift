@@ -4,8 +4,8 @@ import Glibc
 public import OrientSense
 
 /// The accelerometer as the daemon sees it: found and followed with libudev,
-/// read with libiio (buffered capture, or polling the raw attributes),
-/// calibrated and timestamped.
+/// read through a libiio buffer (buffered capture) or by polling the raw sysfs
+/// attributes, calibrated and timestamped.
 ///
 /// Sampling runs only while `wanted` is true; otherwise nothing is open and no
 /// timer is armed. The polled path reads at the sensor's rate while the device
@@ -69,8 +69,17 @@ public final class HardwareSensor {
     private var loggedFailure = false
     private var loggedGarbage = false
 
-    /// Poll at the sensor's rate even while the device rests (someone records the readings).
-    public var fullRate = false
+    /// Poll at the sensor's rate even while the device rests (someone records the
+    /// readings). Turned on while polling slowly, the next reading is taken now,
+    /// not at the end of the still interval.
+    public var fullRate = false {
+        didSet {
+            guard fullRate, !oldValue, capture == .polled, pollTimer != nil else { return }
+            loop.cancel(pollTimer)
+            pollTimer = nil
+            poll()
+        }
+    }
 
     /// Whether anyone needs readings now (a subscriber, a `get`, a recorder).
     public var wanted = false {
@@ -290,7 +299,8 @@ public final class HardwareSensor {
         for (index, scan) in scans.enumerated() {
             let age: Double
             if let stamp = scan.timestampNs, let newest {
-                age = max(0, Double(newest - stamp) / 1_000_000)
+                // In Double: a garbage timestamp near ±2^63 must not overflow Int64.
+                age = min(max(0, (Double(newest) - Double(stamp)) / 1_000_000), 1e9)
             } else {
                 age = Double(scans.count - 1 - index) * 1000 / rateHz
             }

@@ -154,7 +154,10 @@ public final class IIOAccelerometer {
             guard fd >= 0 else { throw readError(axis, code: errno) }
             rawFDs[axis] = fd
         }
-        let n = pread(fd, scratch, IIOAccelerometer.scratchBytes, 0)
+        var n: Int
+        repeat {
+            n = pread(fd, scratch, IIOAccelerometer.scratchBytes, 0)
+        } while n < 0 && errno == EINTR
         guard n >= 0 else {
             let code = errno
             close(fd)
@@ -242,7 +245,8 @@ public final class IIOAccelerometer {
 
     // MARK: Buffered capture
 
-    /// Loads libiio (once), enables the x, y, z scan elements (and the
+    /// Loads libiio (dlopen; the library stays loaded, a later call only looks up
+    /// its functions again), enables the x, y, z scan elements (and the
     /// timestamp when there is one), creates a non-blocking buffer of `samples`
     /// scans and returns its poll fd.
     public func startBuffer(samples: Int) throws(SensorError) -> Int32 {

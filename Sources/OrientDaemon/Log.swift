@@ -56,7 +56,9 @@ public struct Log: Sendable {
 }
 
 /// Writes every byte to `fd`, retrying on EINTR and short writes. Returns false on
-/// any other error (EPIPE included; SIGPIPE is ignored by the daemon).
+/// any other error (EPIPE included; SIGPIPE is ignored by the daemon), and when a
+/// write takes nothing (a sysfs attribute whose driver returns 0 would otherwise
+/// spin the loop forever).
 @discardableResult
 public func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
     var offset = 0
@@ -68,6 +70,7 @@ public func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
             if errno == EINTR { continue }
             return false
         }
+        if n == 0 { return false }
         offset += n
     }
     return true

@@ -29,6 +29,30 @@ struct CorruptedSampleTests {
         #expect(dirtyStates == cleanStates)
     }
 
+    @Test("a sample time of 1e300 ms is a wait that never ends, not a crash: the daemon serves and stops cleanly")
+    func farFutureSampleTime() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("far.trace", "# orientd-trace: 1\n# rate_hz: 20\nt_ms,x,y,z\n0,0,-9.8,0\n1e300,9.8,0,0\n")
+        // The first turn of the loop replays the first sample and arms the timer
+        // for the second, where Int(_:) trapped; the socket is served only after it.
+        let daemon = try DaemonHarness(["--mock", path, "--speed", "1"])
+        let state = try daemon.freshState()
+        #expect(state.type == "state" && state.string("tilt") == "vertical", "\(state.raw)")
+        try daemon.stopCleanly()
+    }
+
+    @Test("a replay speed of 1e-300 is a wait that never ends, not a crash: the daemon serves and stops cleanly")
+    func vanishingSpeed() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("slow.trace", "# orientd-trace: 1\n# rate_hz: 20\nt_ms,x,y,z\n0,0,-9.8,0\n50,0,-9.8,0\n")
+        // The first turn of the loop replays the first sample and arms the timer
+        // for the second, 5e301 ms away; the socket is served only after it.
+        let daemon = try DaemonHarness(["--mock", path, "--speed", "1e-300"])
+        let state = try daemon.freshState()
+        #expect(state.type == "state", "\(state.raw)")
+        try daemon.stopCleanly()
+    }
+
     @Test("one sample pointing the other way at the magnitude of g does not rotate a steady portrait")
     func singleWrongWaySample() throws {
         let directory = try TemporaryDirectory()
