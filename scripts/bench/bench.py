@@ -150,6 +150,17 @@ def wait_until(condition, timeout, what, interval=0.02):
 # MARK: /proc
 
 
+def stop_process(process):
+    """SIGTERM, then SIGKILL after 5 s; waits for the process either way."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def context_switches(pid):
     total = 0
     for tid in os.listdir(f"/proc/{pid}/task"):
@@ -274,13 +285,7 @@ class Orientd:
         return self.log_path.read_text(errors="replace")
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         self._log.close()
 
 
@@ -480,13 +485,7 @@ class Peer:
         connection.close_sync(None)
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         self._log.close()
 
 
