@@ -165,15 +165,12 @@ struct AbuseTests {
     // MARK: - 1b. A storm of connections past the limit
 
     /// What the storming threads saw, shared with the test's thread.
-    final class StormLog: Sendable {
-        struct Counts {
-            var stop = false
-            var refused = 0
-            var other: [String] = []
-        }
-        let counts = Locked(Counts())
-        var stopped: Bool { counts.withLock { $0.stop } }
+    struct StormCounts: WorkerCounts {
+        var stop = false
+        var refused = 0
+        var other: [String] = []
     }
+    typealias StormLog = WorkerLog<StormCounts>
 
     /// Connects, reads what the daemon sends until it closes, closes; again,
     /// until `log.stop`. Each connection must get exactly the limit line.
@@ -491,18 +488,15 @@ struct AbuseTests {
     // MARK: - 4. Flooders that never read
 
     /// What the flooding threads did, shared with the test's thread.
-    final class FloodLog: Sendable {
-        struct Counts {
-            var stop = false
-            var flooders = 0
-            var disconnected = 0
-            var notDisconnected = 0
-            var bytes = 0
-            var connectFailures = 0
-        }
-        let counts = Locked(Counts())
-        var stopped: Bool { counts.withLock { $0.stop } }
+    struct FloodCounts: WorkerCounts {
+        var stop = false
+        var flooders = 0
+        var disconnected = 0
+        var notDisconnected = 0
+        var bytes = 0
+        var connectFailures = 0
     }
+    typealias FloodLog = WorkerLog<FloodCounts>
 
     /// Connects, writes `get` requests without ever reading, until the daemon
     /// hangs up; then the next flooder. Runs on its own thread until `log.stop`.

@@ -20,3 +20,16 @@ final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// Counters a test's worker threads keep, with the flag that stops them.
+protocol WorkerCounts {
+    init()
+    var stop: Bool { get set }
+}
+
+/// Counters shared between worker threads and the test that started them.
+final class WorkerLog<Counts: WorkerCounts>: Sendable {
+    let counts = Locked(Counts())
+    /// Whether the test has told the workers to stop.
+    var stopped: Bool { counts.withLock { $0.stop } }
+}
