@@ -35,28 +35,28 @@ public struct DaemonOptions: Sendable {
 /// hardware accelerometer).
 public final class Daemon {
     private let options: DaemonOptions
-    private var config: DaemonConfig
-    private var log: Log
-    private let loop: EventLoop
-    private var server: SocketServer?
-    private let stateDirectory: StateDirectory
+    private(set) var config: DaemonConfig
+    private(set) var log: Log
+    let loop: EventLoop
+    private(set) var server: SocketServer?
+    let stateDirectory: StateDirectory
     private let output = LineWriter(fd: 1)
-    private var natural: NaturalGeometry
+    private(set) var natural: NaturalGeometry
 
-    private var engine: OrientationEngine
-    private var replay: MockReplay?
+    private(set) var engine: OrientationEngine
+    private(set) var replay: MockReplay?
     private var replayTimer: EventLoop.TimerID?
     private var replayWallStart = 0.0
     private var replayTraceStart = 0.0
-    private var lockOwner: UInt32?
+    var lockOwner: UInt32?
     private var exitCode: Int32 = 0
 
     // The hardware path (no --mock).
-    private var sensor: HardwareSensor?
+    private(set) var sensor: HardwareSensor?
     private var deadlineTimer: EventLoop.TimerID?
     /// `get` requests waiting for a fresh reading from an idle sensor.
-    private var pendingGets: [(client: ClientConnection, seq: Int64?)] = []
-    private var pendingGetTimer: EventLoop.TimerID?
+    var pendingGets: [(client: ClientConnection, seq: Int64?)] = []
+    var pendingGetTimer: EventLoop.TimerID?
 
     /// Sets up everything but the socket; `run()` opens it.
     public init(options: DaemonOptions, config: DaemonConfig, log: Log) throws(SystemError) {
@@ -144,7 +144,7 @@ public final class Daemon {
         return exitCode
     }
 
-    private var state: StateMessage { engine.state }
+    var state: StateMessage { engine.state }
 
     // MARK: systemd
 
@@ -243,7 +243,7 @@ public final class Daemon {
 
     /// Samples only while someone needs them: a subscriber, a recorder, or a `get`
     /// waiting for a fresh reading.
-    private func updateDemand() {
+    func updateDemand() {
         guard let sensor else { return }
         defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []
@@ -256,7 +256,7 @@ public final class Daemon {
         }
     }
 
-    private func answerPendingGets() {
+    func answerPendingGets() {
         loop.cancel(pendingGetTimer)
         pendingGetTimer = nil
         let waiting = pendingGets
@@ -274,7 +274,7 @@ public final class Daemon {
     }
 
     /// The sensor clock now: trace time in mock mode, CLOCK_MONOTONIC otherwise.
-    private var sensorNow: Double {
+    var sensorNow: Double {
         guard replay != nil else { return MonotonicClock.nowMs() }
         if case .factor(let factor) = options.speed {
             return max(state.tMs, replayTraceStart + (MonotonicClock.nowMs() - replayWallStart) * factor)
@@ -299,7 +299,7 @@ public final class Daemon {
         server?.publishState(line)
     }
 
-    private func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {
+    func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {
         if let published = body(&engine) { publish(published) }
     }
 
@@ -348,129 +348,6 @@ public final class Daemon {
             line = text
             server.send(text, to: client)
         }
-    }
-
-    // MARK: Requests
-
-    private func handle(_ line: ArraySlice<UInt8>, from client: ClientConnection) {
-        guard let server else { return }
-        let request: RequestLine
-        switch RequestDecoder.decode(line) {
-        case .failure(let error):
-            server.send(error.json(), to: client)
-            return
-        case .success(let decoded):
-            request = decoded
-        }
-        let seq = request.seq
-        func fail(_ code: ErrorCode, _ message: String) {
-            server.send(ProtocolError(code: code, message: message, seq: seq).json(), to: client)
-        }
-        switch request.request {
-        case .get:
-            if let sensor, sensor.status == .idle {
-                // Idle sensor: sample briefly for a fresh reading (answered within a second).
-                pendingGets.append((client, seq))
-                updateDemand()
-                if pendingGetTimer == nil {
-                    pendingGetTimer = loop.schedule(atMs: MonotonicClock.nowMs() + 500) { [unowned self] in
-                        self.pendingGetTimer = nil
-                        self.answerPendingGets()
-                    }
-                }
-                return
-            }
-            server.send(state.json(seq: seq), to: client)
-        case .subscribe:
-            server.subscribe(client)
-            server.send(state.json(seq: seq), to: client)
-            updateDemand()
-        case .unsubscribe:
-            server.unsubscribe(client)
-            client.wantsSamples = false
-            server.send(Reply.ok(seq: seq), to: client)
-            updateDemand()
-        case .constrain(let id, let allow):
-            let mask: OrientationMask
-            do {
-                mask = try OrientationMask(names: allow, natural: natural)
-            } catch {
-                fail(.badArgument, error.description)
-                return
-            }
-            guard client.setConstraint(id: id, mask: mask, limit: config.limits.constraintsPerClient) else {
-                fail(.limit, "too many constraints on this connection (limit \(config.limits.constraintsPerClient))")
-                return
-            }
-            log.info("\(client.name) constrains '\(id)' to \(mask.names.joined(separator: ","))")
-            server.send(Reply.ok(seq: seq), to: client)
-            applyConstraints()
-        case .release(let id):
-            guard client.removeConstraint(id: id) else {
-                fail(.unknownID, "no constraint '\(id)' on this connection")
-                return
-            }
-            server.send(Reply.ok(seq: seq), to: client)
-            applyConstraints()
-        case .lock(let target):
-            guard config.lockPermission.permits(uid: client.uid ?? UInt32.max, lockOwner: lockOwner) else {
-                fail(.notPermitted, "lock-permission is \(config.lockPermission.rawValue): this client may not lock rotation")
-                return
-            }
-            let orientation: Orientation
-            switch target {
-            case .current: orientation = state.orientation
-            case .orientation(let o): orientation = o
-            }
-            guard orientation != .undefined else {
-                fail(.badArgument, "no orientation to lock yet")
-                return
-            }
-            lockOwner = client.uid
-            persistLock(orientation)
-            server.send(Reply.ok(seq: seq), to: client)
-            log.info("\(client.name) locks rotation at \(orientation.rawValue)")
-            let now = sensorNow
-            mutateEngine { $0.setLock(orientation, atMs: now) }
-        case .unlock:
-            guard config.lockPermission.permits(uid: client.uid ?? UInt32.max, lockOwner: lockOwner) else {
-                fail(.notPermitted, "lock-permission is \(config.lockPermission.rawValue): this client may not unlock rotation")
-                return
-            }
-            lockOwner = nil
-            persistLock(nil)
-            server.send(Reply.ok(seq: seq), to: client)
-            log.info("\(client.name) unlocks rotation")
-            let now = sensorNow
-            mutateEngine { $0.setLock(nil, atMs: now) }
-        case .samples:
-            client.wantsSamples = true
-            updateDemand()
-            server.send(
-                Reply.samplesOK(seq: seq, mountMatrix: engine.mountMatrix, rateHz: replay.map { $0.trace.rateHz } ?? config.classifier.sampleRateHz,
-                    onChange: replay?.trace.onChange ?? false),
-                to: client)
-        }
-    }
-
-    private func persistLock(_ orientation: Orientation?) {
-        do {
-            try stateDirectory.saveLock(orientation, owner: orientation == nil ? nil : lockOwner)
-        } catch {
-            log.warning("rotation lock not persisted: \(error.reason)")
-        }
-    }
-
-    private func applyConstraints() {
-        let masks = server.map { Array($0.connections.flatMap { $0.constraints.map(\.mask) }) } ?? []
-        let now = sensorNow
-        mutateEngine { $0.setConstraints(masks, atMs: now) }
-    }
-
-    private func clientGone(_ client: ClientConnection) {
-        pendingGets.removeAll { $0.client === client }
-        if !client.constraints.isEmpty { applyConstraints() }
-        updateDemand()
     }
 
     // MARK: Configuration
