@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientSense
+public import OrientProtocol
 import Synchronization
 
 /// A connection to `orientd`, the screen-orientation daemon, for apps, shells
@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// ```swift
 /// import OrientClient
-/// import OrientSense
+/// import OrientProtocol
 ///
 /// let client = OrientClient()                      // $ORIENTD_SOCKET or /run/orientd/orientd.sock
 /// let now = try await client.get()                 // one state

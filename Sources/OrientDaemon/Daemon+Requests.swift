@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import OrientSense
+import OrientProtocol
 
 /// The protocol's requests (SPEC §7): each line a client sends, answered on the
 /// daemon's loop.

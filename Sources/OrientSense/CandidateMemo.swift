@@ -11,6 +11,8 @@
 /// only other state it reads). Telling that takes a cross product, no square
 /// root, division or angle: a device at rest, or turning slowly far from any
 /// limit, is decided with a few multiplications per reading.
+import OrientProtocol
+
 struct CandidateMemo: Sendable {
     /// A remembered decision: the candidate, or nil for none.
     struct Decision {

@@ -1,6 +1,8 @@
 /// Every parameter of the orientation classifier, in wall-clock units (ms,
 /// degrees, m/s²), never in sample counts, so behaviour does not depend on the
 /// sample rate. Defaults follow SPEC §4 and research/classifier.md §5.8.
+import OrientProtocol
+
 public struct ClassifierConfig: Sendable, Equatable {
     // MARK: Sampling and filtering
     /// Rate requested from the sensor, Hz (never below 10). Also the zero-order-hold

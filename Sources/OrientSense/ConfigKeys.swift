@@ -1,5 +1,6 @@
 // The config keys: every section and key ConfigParser knows, the kind of
 // value each takes and where it goes in DaemonConfig.
+import OrientProtocol
 
 // MARK: - Keys
 

@@ -9,6 +9,8 @@
 /// Fields map one to one onto the file's keys; docs/configuration.md lists them
 /// with units and ranges. Values set in code are not range-checked here:
 /// `ConfigParser` checks the file, `classifier.problems()` the classifier.
+public import OrientProtocol
+
 public struct DaemonConfig: Sendable, Equatable {
     /// The path the daemon reads when `--config` is not given.
     public static let defaultPath = "/etc/orientd/orientd.conf"

@@ -1,5 +1,5 @@
 @testable import OrientClient
-import OrientSense
+import OrientProtocol
 import Testing
 
 /// Registers a constraint through `connection`, answering ok. The registering

@@ -1,5 +1,5 @@
 @testable import OrientClient
-import OrientSense
+import OrientProtocol
 import Testing
 
 @Suite("Request encoding")

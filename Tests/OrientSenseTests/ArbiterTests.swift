@@ -1,5 +1,6 @@
 import Testing
 @testable import OrientSense
+import OrientProtocol
 
 /// SPEC §5: constraints, the rotation lock and the effective orientation.
 @Suite("Arbiter")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 // MARK: Helpers
 

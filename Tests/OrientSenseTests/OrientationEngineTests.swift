@@ -2,6 +2,7 @@ import OrientSynth
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// The pure pipeline: mount matrix → classifier → arbiter → published state
 /// (SPEC §3, §5, §7), driven the way the daemon drives it.

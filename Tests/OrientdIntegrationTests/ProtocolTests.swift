@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import OrientProtocol
 
 /// The socket protocol (SPEC §5, §7, §12) spoken to the real daemon over a real
 /// Unix socket. Without `--mock` the daemon publishes sensor `absent` and never

@@ -9,6 +9,7 @@
 // - an error names the file, a line from 0 (none) to the file's line count, a
 //   message; every warning starts with `file:line:`.
 import FuzzSupport
+import OrientProtocol
 import OrientSense
 
 let fileName = "fuzz.conf"

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OrientSense
+@testable import OrientProtocol
 
 /// SPEC §7: the `state` message, byte for byte, and the millisecond formatting
 /// its `t_ms` uses.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrientSense
+@testable import OrientProtocol
 
 /// SPEC §3: orientation and tilt names, masks, rotation degrees, layout and axis,
 /// and the quarter-turn arithmetic the arbiter relies on.

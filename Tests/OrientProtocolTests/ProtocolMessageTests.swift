@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrientSense
+@testable import OrientProtocol
 
 private func decode(_ line: String) -> Result<RequestLine, ProtocolError> {
     RequestDecoder.decode(Array(line.utf8))

@@ -188,9 +188,9 @@ public struct MountMatrixError: Error, Sendable, Equatable, CustomStringConverti
 }
 
 @usableFromInline
-func length(_ v: Vector3) -> Double { (v * v).sum().squareRoot() }
+package func length(_ v: Vector3) -> Double { (v * v).sum().squareRoot() }
 
-func cross(_ a: Vector3, _ b: Vector3) -> Vector3 {
+package func cross(_ a: Vector3, _ b: Vector3) -> Vector3 {
     Vector3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
 
@@ -199,7 +199,7 @@ private func format(_ v: Vector3) -> String {
 }
 
 /// Formats a number the short way: integers without a fraction, `-0` as `0`.
-func formatNumber(_ value: Double) -> String {
+package func formatNumber(_ value: Double) -> String {
     if value == 0 { return "0" }
     if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
     return String(value)

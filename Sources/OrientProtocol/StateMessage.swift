@@ -72,7 +72,7 @@ public struct StateMessage: Sendable, Equatable {
 }
 
 /// Milliseconds for JSON: at most three decimals, no trailing zeros, integers bare.
-public func formatMilliseconds(_ value: Double) -> String {
+package func formatMilliseconds(_ value: Double) -> String {
     guard value.isFinite else { return "0" }
     let micro = (value * 1000).rounded()
     if abs(micro) >= 9e15 { return formatNumber(value.rounded()) }
