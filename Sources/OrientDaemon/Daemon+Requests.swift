@@ -48,7 +48,7 @@ extension Daemon {
         case .constrain(let id, let allow):
             let mask: OrientationMask
             do {
-                mask = try OrientationMask(names: allow, natural: natural)
+                mask = try config.mask(names: allow, natural: natural)
             } catch {
                 fail(.badArgument, error.description)
                 return

@@ -9,7 +9,7 @@
 ///
 /// ```swift
 /// var arbiter = Arbiter(natural: .portrait)
-/// let r = arbiter.resolve(physical: .leftUp, constraints: [.allButUpsideDown], lock: nil)
+/// let r = arbiter.resolve(physical: .leftUp, constraints: [.allButUpsideDown(natural: .portrait)], lock: nil)
 /// r.orientation // .leftUp
 /// r.rotation    // 90
 /// r.layout      // .landscape

@@ -10,7 +10,7 @@ struct StateMessageTests {
     /// The state of the SPEC §7 example.
     static let specExample = StateMessage(
         orientation: .leftUp, physical: .leftUp, tilt: .vertical, rotation: 90, layout: .landscape,
-        axis: .horizontal, allowed: .allButUpsideDown, locked: nil, sensor: .active, tMs: 1234.5)
+        axis: .horizontal, allowed: .allButUpsideDown(natural: .portrait), locked: nil, sensor: .active, tMs: 1234.5)
 
     /// The SPEC §7 example line, verbatim.
     static let specLine =

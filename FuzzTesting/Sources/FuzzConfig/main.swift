@@ -100,6 +100,7 @@ func written(_ config: DaemonConfig) -> String {
         "tilt-hysteresis": number(c.tiltHysteresisDeg),
         "tilt-settle": number(c.tiltSettleMs),
         "default-allowed": config.defaultAllowed.joined(separator: ", "),
+        "portrait-on-landscape": config.portraitOnLandscape.rawValue,
         "device": config.device ?? "",
         "mount-matrix": config.mountMatrix?.description ?? "",
         "still-interval": number(config.sampling.stillIntervalMs),
