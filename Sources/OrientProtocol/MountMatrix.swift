@@ -30,10 +30,12 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     public static let identity = MountMatrix(
         validatedRows: (Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)), warnings: [])
 
+    /// Equal when the rows are (warnings do not count).
     public static func == (a: MountMatrix, b: MountMatrix) -> Bool {
         a.rows.0 == b.rows.0 && a.rows.1 == b.rows.1 && a.rows.2 == b.rows.2
     }
 
+    /// Hashes the rows, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         for row in [rows.0, rows.1, rows.2] {
             hasher.combine(row.x); hasher.combine(row.y); hasher.combine(row.z)
@@ -183,7 +185,9 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
 public struct MountMatrixError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 1-based column in the matrix text where the problem is.
     public var column: Int
+    /// What is wrong, for a person.
     public var message: String
+    /// `column N: message`.
     public var description: String { "column \(column): \(message)" }
 }
 

@@ -18,6 +18,7 @@
 /// mask.contains(.normal) // true on a landscape-native tablet
 /// ```
 public struct OrientationMask: OptionSet, Sendable, Hashable {
+    /// Bit *n* set: the orientation *n* quarter turns from `normal` is in the mask.
     public let rawValue: UInt8
     /// The mask with the bits of `rawValue` (bit *n* is the orientation *n*
     /// quarter turns from `normal`); bits above the fourth are dropped.

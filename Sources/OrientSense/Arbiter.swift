@@ -1,3 +1,5 @@
+package import OrientProtocol
+
 /// Decides the effective orientation from the physical one, the clients'
 /// constraints and the user's rotation lock (SPEC §5).
 ///
@@ -14,8 +16,6 @@
 /// r.rotation    // 90
 /// r.layout      // .landscape
 /// ```
-package import OrientProtocol
-
 package struct Arbiter: Sendable {
     /// The allowed set used when no constraint is active or the constraints conflict
     /// (the config's `default-allowed`). An empty mask counts as `.all`.

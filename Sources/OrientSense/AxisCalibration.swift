@@ -1,3 +1,5 @@
+package import OrientProtocol
+
 /// The conversion from raw accelerometer counts to m/s²: per axis,
 /// a = (raw + offset) × scale (the IIO ABI).
 ///
@@ -7,8 +9,6 @@
 ///     perAxisOffset: [nil, nil, nil], sharedOffset: nil)
 /// calibration.apply(raw: Vector3(523, 13, 5))  // ≈ (10.02, 0.25, 0.10) m/s²
 /// ```
-package import OrientProtocol
-
 package struct AxisCalibration: Sendable, Equatable {
     /// Per-axis scale in m/s² per count.
     package var scale: Vector3

@@ -1,3 +1,5 @@
+import OrientProtocol
+
 /// The last candidate decision of one path (filtered or steady), and how far
 /// the vector may turn before the decision could change.
 ///
@@ -11,8 +13,6 @@
 /// only other state it reads). Telling that takes a cross product, no square
 /// root, division or angle: a device at rest, or turning slowly far from any
 /// limit, is decided with a few multiplications per reading.
-import OrientProtocol
-
 struct CandidateMemo: Sendable {
     /// A remembered decision: the candidate, or nil for none.
     struct Decision {

@@ -1,3 +1,5 @@
+import OrientProtocol
+
 /// Reads `/etc/orientd/orientd.conf` (SPEC §10) from bytes into a ``DaemonConfig``.
 ///
 /// ```swift
@@ -25,8 +27,6 @@
 /// at most ``maxLineBytes`` bytes. Nothing is returned from a bad file: the first
 /// problem is thrown as a ``ConfigError``. Pure: no I/O; the caller reads the
 /// file (and bounds its size).
-import OrientProtocol
-
 public enum ConfigParser {
     /// The longest line accepted, in bytes, not counting the LF or CRLF.
     public static let maxLineBytes = 4096

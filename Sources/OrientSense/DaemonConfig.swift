@@ -1,3 +1,5 @@
+public import OrientProtocol
+
 /// Everything `/etc/orientd/orientd.conf` can set (SPEC §10), with the SPEC
 /// defaults. `DaemonConfig()` is what the daemon runs with when there is no file.
 ///
@@ -9,8 +11,6 @@
 /// Fields map one to one onto the file's keys; docs/configuration.md lists them
 /// with units and ranges. Values set in code are not range-checked here:
 /// `ConfigParser` checks the file, `classifier.problems()` the classifier.
-public import OrientProtocol
-
 public struct DaemonConfig: Sendable, Equatable {
     /// The path the daemon reads when `--config` is not given.
     public static let defaultPath = "/etc/orientd/orientd.conf"

@@ -1,9 +1,9 @@
+package import OrientProtocol
+
 /// Where the mount matrix in use came from, in precedence order (SPEC §6).
 ///
 /// The raw value is the config key, the udev property or the sysfs attribute
 /// name, so a log line can say exactly what was read.
-package import OrientProtocol
-
 package enum MountMatrixSource: String, Sendable, CaseIterable, CustomStringConvertible {
     /// `mount_matrix` in orientd's config: overrides everything.
     case config

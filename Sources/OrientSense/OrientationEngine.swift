@@ -1,11 +1,11 @@
+package import OrientProtocol
+
 /// The whole pure pipeline from a sensor-frame reading to a published state:
 /// mount matrix → classifier → arbiter. The mock replay and the hardware
 /// sources drive the same engine, so both publish the same states for the same
 /// readings.
 ///
 /// Not thread-safe by design: one event loop owns it.
-package import OrientProtocol
-
 package struct OrientationEngine: Sendable {
     /// Maps sensor-frame readings into the panel frame.
     package var mountMatrix: MountMatrix

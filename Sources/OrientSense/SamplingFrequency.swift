@@ -1,3 +1,5 @@
+import OrientProtocol
+
 /// The sampling-frequency fix-up done when a sensor is opened: ask for about
 /// 20 Hz, never less than 10 Hz where the device allows it (iio-sensor-proxy
 /// rewrites anything below 10 Hz, since some sensors default to 0 Hz and some
@@ -7,8 +9,6 @@
 /// SamplingFrequency.choose(available: "12.5 25 50 100\n", current: "100\n")  // 25
 /// SamplingFrequency.choose(available: nil, current: "5.2\n")                 // 10
 /// ```
-import OrientProtocol
-
 package enum SamplingFrequency {
     /// The value to write to `sampling_frequency` (or `in_accel_sampling_frequency`),
     /// in Hz, or nil to leave the attribute as it is.
