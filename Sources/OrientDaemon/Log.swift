@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// Severity of a log line, in syslog order.
 package enum LogLevel: Int, Sendable, Comparable, CaseIterable {
@@ -27,17 +28,26 @@ package enum LogLevel: Int, Sendable, Comparable, CaseIterable {
 }
 
 /// Writes log lines to stderr (`orientd: warning: …`), one write(2) per line so
-/// lines never interleave. Called only from the event loop's thread.
-package struct Log: Sendable {
-    /// Lines less severe than this are dropped.
-    package var threshold: LogLevel
+/// lines never interleave.
+///
+/// One instance is shared by everything in the daemon that logs (a reference,
+/// not a copy), so a `log-level` reloaded on SIGHUP reaches the socket server
+/// and the sensor at once.
+package final class Log: Sendable {
+    private let level: Atomic<Int>
     /// Prefix lines with `<N>` (the syslog priority) for journald instead of
     /// `orientd: level:`; set when stderr is the journal (JOURNAL_STREAM).
-    package var journal: Bool
+    package let journal: Bool
 
     package init(threshold: LogLevel = .notice, journal: Bool = false) {
-        self.threshold = threshold
+        level = Atomic(threshold.rawValue)
         self.journal = journal
+    }
+
+    /// Lines less severe than this are dropped.
+    package var threshold: LogLevel {
+        get { LogLevel(rawValue: level.load(ordering: .relaxed)) ?? .notice }
+        set { level.store(newValue.rawValue, ordering: .relaxed) }
     }
 
     package func log(_ level: LogLevel, _ message: String) {

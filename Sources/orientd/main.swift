@@ -47,7 +47,7 @@ if let path = options.configPath ?? (stat(DaemonConfig.defaultPath, &info) == 0 
         fail(error.description, code: error.exitCode)
     }
 }
-var log = Log(threshold: options.logLevel ?? LogLevel(config: config.logLevel), journal: Systemd.stderrIsJournal())
+let log = Log(threshold: options.logLevel ?? LogLevel(config: config.logLevel), journal: Systemd.stderrIsJournal())
 for warning in configWarnings { log.warning(warning) }
 if options.checkConfig {
     writeAll(fd: 1, Array("\(configPath ?? "defaults (no configuration file)"): configuration OK\n".utf8))

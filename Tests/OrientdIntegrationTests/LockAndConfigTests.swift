@@ -294,6 +294,19 @@ struct LockAndConfigTests {
         try daemon.stopCleanly()
     }
 
+    @Test("a log-level reloaded with SIGHUP reaches the socket server: connections are logged at info from then on")
+    func reloadedLogLevelReachesServer() throws {
+        let daemon = try DaemonHarness()
+        _ = try daemon.connect()
+        try daemon.workspace.write("orientd.conf", DaemonHarness.defaultConfig + "[daemon]\nlog-level = info\n")
+        daemon.send(signal: SIGHUP)
+        #expect(daemon.waitForStderr(containing: "reloaded"), "\(daemon.stderr)")
+        #expect(!daemon.stderr.contains(" connected"), "at notice, the first connection is not logged: \(daemon.stderr)")
+        _ = try daemon.connect()
+        #expect(daemon.waitForStderr(containing: " connected"), "the server still logs at notice: \(daemon.stderr)")
+        try daemon.stopCleanly()
+    }
+
     @Test("SIGHUP with a broken file keeps the running config: stderr names file:line, the daemon still serves")
     func reloadFailureKeepsConfig() throws {
         let daemon = try DaemonHarness(config: Self.landscapeDefault)
