@@ -6,7 +6,10 @@ fails here; lower the constant when a change improves it.
 """
 
 import re
+import shlex
+import subprocess
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -25,6 +28,18 @@ from support import (
     unit_value,
     unit_values,
 )
+
+TRACES = Path(__file__).resolve().parent.parent.parent / "traces"
+
+
+def wait_for(condition, timeout=10.0):
+    """Polls `condition` until it holds or `timeout` seconds pass; returns whether it held."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
 
 #: `systemd-analyze security --offline=true` exposure of orientd.service (buffered capture).
 SERVICE_EXPOSURE_TARGET = 1.2
@@ -174,9 +189,33 @@ class ServiceContentTests(unittest.TestCase):
         self.assertEqual([fields[1] for fields in sysusers], [user])
         self.assertRegex(RULES.read_text(), rf'GROUP="{re.escape(user)}"')
 
-    def test_reload_sends_sighup(self):
-        """systemctl reload sends SIGHUP, which makes the daemon reread its configuration."""
-        self.assertEqual(unit_value(SERVICE, "Service", "ExecReload"), "/bin/kill -HUP $MAINPID")
+    def test_reload_sends_sighup_without_a_kill_binary(self):
+        """ExecReload, run as systemd runs it (MAINPID set) with no kill on PATH, makes the daemon reload.
+
+        /bin/kill comes from procps, which a minimal Debian lacks: the reload must
+        need nothing but /bin/sh, which is essential.
+        """
+        argv = shlex.split(unit_value(SERVICE, "Service", "ExecReload"))
+        self.assertEqual(argv[0], "/bin/sh", "ExecReload must need no binary a minimal system may lack")
+        tree = installed_tree()
+        with tempfile.TemporaryDirectory(prefix="orientd-reload.") as scratch:
+            config = Path(scratch) / "orientd.conf"
+            config.write_text("[orientation]\nnatural = portrait\n")
+            log = open(Path(scratch) / "stderr", "w+")
+            daemon = subprocess.Popen(
+                [str(tree.path(f"{tree.sbindir}/orientd")), "--mock", str(TRACES / "brisk90.trace"), "--loop",
+                 "--socket", f"{scratch}/s.sock", "--state-dir", scratch, "--config", str(config)],
+                stdout=subprocess.DEVNULL, stderr=log)
+            try:
+                self.assertTrue(wait_for(lambda: "listening" in Path(log.name).read_text()), Path(log.name).read_text())
+                reload = run(argv, env={"MAINPID": str(daemon.pid), "PATH": "/nonexistent"})
+                self.assertEqual(reload.returncode, 0, reload.stderr)
+                self.assertTrue(wait_for(lambda: "reloaded" in Path(log.name).read_text()), Path(log.name).read_text())
+                self.assertIsNone(daemon.poll(), "the daemon must still run after a reload")
+            finally:
+                daemon.terminate()
+                daemon.wait(timeout=10)
+                log.close()
 
     def test_the_polling_dropin_restores_read_only_sys_and_private_devices(self):
         """orientd-polling.conf sets ProtectKernelTunables=yes and PrivateDevices=yes, and drops char-iio."""
