@@ -68,11 +68,12 @@ var package = Package(
         .target(name: "OrientClient", dependencies: ["OrientProtocol"]),
         .executableTarget(name: "orientctl", dependencies: ["OrientClient", "OrientProtocol"]),
         .testTarget(name: "OrientClientTests", dependencies: ["OrientClient", "OrientProtocol"]),
-        .testTarget(name: "OrientProtocolTests", dependencies: ["OrientProtocol"]),
+        // OrientSynth for its seeded generator only.
+        .testTarget(name: "OrientProtocolTests", dependencies: ["OrientProtocol", "OrientSynth"]),
         .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientProtocol", "OrientSynth"]),
         .testTarget(
             name: "OrientdIntegrationTests",
-            dependencies: ["OrientSense", "OrientProtocol", "OrientClient", "CLinux"]
+            dependencies: ["OrientSense", "OrientProtocol", "OrientClient", "OrientSynth", "CLinux"]
         ),
     ]
 )

@@ -82,7 +82,6 @@ public enum TraceReader {
 }
 
 private let lf: UInt8 = 0x0A
-private let cr: UInt8 = 0x0D
 private let space: UInt8 = 0x20
 private let tab: UInt8 = 0x09
 private let comma: UInt8 = 0x2C
@@ -117,32 +116,16 @@ private struct TraceParser {
     }
 
     mutating func run() throws(TraceError) -> Trace {
-        var pos = 0
-        if buf.count >= 3, buf[0] == 0xEF, buf[1] == 0xBB, buf[2] == 0xBF { pos = 3 }
-        let start = pos
         let maxLine = TraceReader.maxLineBytes
-        var lastLineEnd = pos
-        while pos < buf.count {
-            lineNumber += 1
-            lineStart = pos
-            // Scan to the LF, but never further than one line's worth (plus a CR):
-            // a huge file without newlines costs no more than one long line.
-            let limit = min(buf.count, pos + maxLine + 2)
-            var i = pos
-            var specials = 0
-            while i < limit {
-                let b = buf[i]
-                if b == lf { break }
-                if (b < space && b != tab) || b >= 0x7F { specials &+= 1 }
-                i += 1
-            }
-            var end = i
-            if end > pos, buf[end - 1] == cr {
-                end -= 1
-                specials -= 1
-            }
-            if end - pos > maxLine {
-                if specials > 0 { try checkText(pos, pos + maxLine, truncated: true) }
+        var lines = TextLines(buf, maxLineBytes: maxLine)
+        let start = lines.firstLineStart
+        var lastLineEnd = start
+        while let line = lines.next(in: buf) {
+            lineNumber = line.number
+            lineStart = line.start
+            let (pos, end) = (line.start, line.end)
+            if line.tooLong {
+                if line.specials > 0 { try checkText(pos, pos + maxLine, truncated: true) }
                 // The limit can cut a character; point at that character.
                 var cut = pos + maxLine
                 while cut > pos, buf[cut] & 0xC0 == 0x80 { cut -= 1 }
@@ -150,10 +133,9 @@ private struct TraceParser {
                     at: cut,
                     "line is longer than \(maxLine) bytes (is this a trace file?); a trace line holds one header or sample")
             }
-            if specials > 0 { try checkText(pos, end, truncated: false) }
+            if line.specials > 0 { try checkText(pos, end, truncated: false) }
             try parseLine(pos, end)
             lastLineEnd = end
-            pos = i + 1
         }
 
         // Where "the end of the file" is, for errors about what never came.
@@ -410,36 +392,16 @@ private struct TraceParser {
 
     func scalarName(_ value: UInt32) -> String { TextProblem.scalarName(value) }
 
-    /// The 1-based column of the byte at `offset` on the current line, counting
-    /// characters (Unicode scalars), so it matches what an editor shows.
-    func column(_ offset: Int) -> Int {
-        var n = 1
-        var k = lineStart
-        while k < offset {
-            if buf[k] & 0xC0 != 0x80 { n += 1 }
-            k += 1
-        }
-        return n
-    }
+    /// The 1-based column of the byte at `offset` on the current line.
+    func column(_ offset: Int) -> Int { buf.textColumn(of: offset, lineStart: lineStart) }
 
     func error(at offset: Int, _ message: String) -> TraceError {
         TraceError(file: file, line: lineNumber, column: column(offset), message: message)
     }
 
-    func trimmed(_ s: Int, _ e: Int) -> (Int, Int) {
-        var a = s, b = e
-        while a < b, buf[a] == space || buf[a] == tab { a += 1 }
-        while b > a, buf[b - 1] == space || buf[b - 1] == tab { b -= 1 }
-        return (a, b)
-    }
+    func trimmed(_ s: Int, _ e: Int) -> (Int, Int) { buf.trimmedRange(s, e) }
 
-    func text(_ s: Int, _ e: Int) -> String { String(decoding: buf[s..<e], as: UTF8.self) }
+    func text(_ s: Int, _ e: Int) -> String { buf.text(s, e) }
 
-    /// The found text for a message, quoted, cut to 32 characters.
-    func found(_ s: Int, _ e: Int) -> String {
-        guard s < e else { return "nothing" }
-        let whole = text(s, e)
-        let shown = whole.count > 32 ? whole.prefix(32) + "..." : whole
-        return "'\(shown)'"
-    }
+    func found(_ s: Int, _ e: Int) -> String { buf.foundText(s, e) }
 }

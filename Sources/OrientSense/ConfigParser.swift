@@ -80,7 +80,7 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 
 // MARK: - Parser
 
-private let lf: UInt8 = 0x0A, cr: UInt8 = 0x0D, space: UInt8 = 0x20, tab: UInt8 = 0x09
+private let space: UInt8 = 0x20, tab: UInt8 = 0x09
 private let hash: UInt8 = 0x23, equals: UInt8 = 0x3D, openBracket: UInt8 = 0x5B, closeBracket: UInt8 = 0x5D
 
 private struct Parser {
@@ -100,25 +100,16 @@ private struct Parser {
     }
 
     mutating func run() throws(ConfigError) {
-        var pos = 0
-        if buf.count >= 3, buf[0] == 0xEF, buf[1] == 0xBB, buf[2] == 0xBF { pos = 3 }
         let maxLine = ConfigParser.maxLineBytes
-        while pos < buf.count {
-            lineNumber += 1
-            lineStart = pos
-            // Never scan further than one line's worth: a file without newlines
-            // costs no more than one long line.
-            let limit = min(buf.count, pos + maxLine + 2)
-            var i = pos
-            while i < limit, buf[i] != lf { i += 1 }
-            var end = i
-            if end > pos, buf[end - 1] == cr { end -= 1 }
-            if end - pos > maxLine {
+        var lines = TextLines(buf, maxLineBytes: maxLine)
+        while let line = lines.next(in: buf) {
+            lineNumber = line.number
+            lineStart = line.start
+            if line.tooLong {
                 throw fail("line is longer than \(maxLine) bytes (is this a config file?)")
             }
-            try checkText(pos, end)
-            try parseLine(pos, end)
-            pos = i + 1
+            if line.specials > 0 { try checkText(line.start, line.end) }
+            try parseLine(line.start, line.end)
         }
         try checkClassifier()
     }
@@ -137,7 +128,7 @@ private struct Parser {
         let key = text(keyStart, keyEnd)
         guard let section else {
             let home = keyTable.first { $0.name == key }.map { " (it belongs in [\($0.section)])" } ?? ""
-            throw fail("key \(quoted(key)) is outside a section; put it under a [section] header\(home)")
+            throw fail("key \(quotedForMessage(key)) is outside a section; put it under a [section] header\(home)")
         }
         guard let spec = keyTable.first(where: { $0.section == section && $0.name == key }) else {
             throw fail(unknownKey(key, in: section))
@@ -178,13 +169,13 @@ private struct Parser {
         guard sectionNames.contains(name) else {
             let hint = suggestion(for: name, among: sectionNames).map { "; did you mean [\($0)]?" }
                 ?? " (the sections are \(sectionNames.map { "[\($0)]" }.joined(separator: ", ")))"
-            throw fail("unknown section [\(clip(name))]\(hint)")
+            throw fail("unknown section [\(clippedForMessage(name))]\(hint)")
         }
         section = name
     }
 
     func unknownKey(_ key: String, in section: String) -> String {
-        let message = "unknown key \(quoted(key)) in [\(section)]"
+        let message = "unknown key \(quotedForMessage(key)) in [\(section)]"
         if let other = keyTable.first(where: { $0.name == key }) {
             return "\(message); '\(key)' belongs in [\(other.section)]"
         }
@@ -366,31 +357,19 @@ private struct Parser {
     }
 
     /// The 1-based column of the byte at `offset` on the current line, in characters.
-    func column(_ offset: Int) -> Int {
-        1 + buf[lineStart..<offset].filter { $0 & 0xC0 != 0x80 }.count
-    }
+    func column(_ offset: Int) -> Int { buf.textColumn(of: offset, lineStart: lineStart) }
 
     func fail(_ message: String) -> ConfigError {
         ConfigError(file: file, line: lineNumber, message: message)
     }
 
-    func trimmed(_ s: Int, _ e: Int) -> (Int, Int) {
-        var a = s, b = e
-        while a < b, buf[a] == space || buf[a] == tab { a += 1 }
-        while b > a, buf[b - 1] == space || buf[b - 1] == tab { b -= 1 }
-        return (a, b)
-    }
+    func trimmed(_ s: Int, _ e: Int) -> (Int, Int) { buf.trimmedRange(s, e) }
 
-    func text(_ s: Int, _ e: Int) -> String { String(decoding: buf[s..<e], as: UTF8.self) }
+    func text(_ s: Int, _ e: Int) -> String { buf.text(s, e) }
 
-    /// The found text for a message, quoted, cut to 32 characters.
-    func found(_ s: Int, _ e: Int) -> String { s < e ? quoted(text(s, e)) : "nothing" }
+    func found(_ s: Int, _ e: Int) -> String { buf.foundText(s, e) }
 }
 
-/// `'text'`, cut to 32 characters.
-private func quoted(_ text: String) -> String { "'\(clip(text))'" }
-
-private func clip(_ text: String) -> String { text.count > 32 ? text.prefix(32) + "..." : text }
 
 /// The closest of `candidates` within edit distance 2 of `word` (case-insensitive), if any.
 private func suggestion(for word: String, among candidates: [String]) -> String? {

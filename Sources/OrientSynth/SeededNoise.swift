@@ -11,14 +11,16 @@ import Darwin
 /// Chosen because it is a few lines with no state beyond one word, so a seed
 /// gives the same stream on every platform and Swift version; the standard
 /// library's generator is neither seedable nor stable.
-struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    /// The stream for `seed` (the same on every platform and Swift version).
+    package init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    /// The next 64 random bits.
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -27,23 +29,24 @@ struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 
     /// A uniform double in (0, 1]: never 0, so `log` in Box–Muller stays finite.
-    mutating func nextUnitInterval() -> Double {
+    package mutating func nextUnitInterval() -> Double {
         (Double(next() >> 11) + 1) * 0x1.0p-53
     }
 }
 
 /// Standard normal deviates from a seeded SplitMix64 through the Box–Muller
 /// transform (each pair of uniforms gives two deviates; the second is kept).
-struct GaussianNoise: Sendable {
+package struct GaussianNoise: Sendable {
     private var uniform: SplitMix64
     private var spare: Double?
 
-    init(seed: UInt64) {
+    /// The deviates for `seed`.
+    package init(seed: UInt64) {
         uniform = SplitMix64(seed: seed)
     }
 
     /// The next N(0, 1) deviate.
-    mutating func next() -> Double {
+    package mutating func next() -> Double {
         if let value = spare {
             spare = nil
             return value
@@ -57,7 +60,7 @@ struct GaussianNoise: Sendable {
     }
 
     /// Three independent N(0, 1) deviates, one per axis.
-    mutating func nextVector() -> SIMD3<Double> {
+    package mutating func nextVector() -> SIMD3<Double> {
         let x = next()
         let y = next()
         let z = next()

@@ -22,18 +22,39 @@ private func next<T: Sendable>(_ iterator: AsyncStreamBox<T>, within seconds: Do
     }
 }
 
+/// A client connected to `server` by one answered `get`, and the server's side of
+/// that connection.
+private func connectedByGet(_ server: FakeServer) async throws -> (OrientClient, FakeConnection) {
+    let client = OrientClient(socketPath: server.path, options: fastOptions())
+    let started = Task { try await client.get() }
+    let connection = try await server.acceptAndGreet()
+    let get = try await connection.readRequest()
+    try await connection.send(testState().json(seq: get.seq))
+    _ = try await within(15) { try await started.value }
+    return (client, connection)
+}
+
+/// A client subscribed to `server` through `states()`, the stream having yielded
+/// a first state in `orientation`, and the server's side of the connection.
+private func subscribed(
+    _ server: FakeServer, first orientation: Orientation = .normal
+) async throws -> (OrientClient, AsyncStreamBox<StateMessage>, FakeConnection) {
+    let client = OrientClient(socketPath: server.path, options: fastOptions())
+    let states = AsyncStreamBox(client.states())
+    let connection = try await server.acceptAndGreet()
+    let subscribe = try await connection.readRequest()
+    #expect(subscribe.request == .subscribe)
+    try await connection.send(testState(orientation, tMs: 1).json(seq: subscribe.seq))
+    #expect(try await next(states).orientation == orientation)
+    return (client, states, connection)
+}
+
 @Suite("Subscriptions, constraints and reconnection", .timeLimit(.minutes(1)))
 struct ClientReconnectTests {
     @Test("states() subscribes, yields the current state, then each change once")
     func statesStream() async throws {
         let server = try FakeServer()
-        let client = OrientClient(socketPath: server.path, options: fastOptions())
-        let states = AsyncStreamBox(client.states())
-        let connection = try await server.acceptAndGreet()
-        let subscribe = try await connection.readRequest()
-        #expect(subscribe.request == .subscribe)
-        try await connection.send(testState(.normal, tMs: 1).json(seq: subscribe.seq))
-        #expect(try await next(states).orientation == .normal)
+        let (client, states, connection) = try await subscribed(server)
         // Same content at a later time is not a change; a new orientation is.
         try await connection.send(testState(.normal, tMs: 2).json())
         try await connection.send(testState(.leftUp, tMs: 3).json())
@@ -61,13 +82,7 @@ struct ClientReconnectTests {
     @Test("after the daemon restarts, the client re-registers its constraints with the same ids and subscribes again")
     func reconnectReRegisters() async throws {
         let server = try FakeServer()
-        let client = OrientClient(socketPath: server.path, options: fastOptions())
-        let states = AsyncStreamBox(client.states())
-        let first = try await server.acceptAndGreet()
-        let subscribe = try await first.readRequest()
-        #expect(subscribe.request == .subscribe)
-        try await first.send(testState(.normal).json(seq: subscribe.seq))
-        #expect(try await next(states).orientation == .normal)
+        let (client, states, first) = try await subscribed(server)
 
         let registering = Task {
             let player = try await client.constrain(id: "player", allow: [MaskName.landscape])
@@ -105,12 +120,7 @@ struct ClientReconnectTests {
     @Test("with nothing to re-register, a dropped connection is not reopened until needed")
     func noIdleReconnect() async throws {
         let server = try FakeServer()
-        let client = OrientClient(socketPath: server.path, options: fastOptions())
-        let reply = Task { try await client.get() }
-        let connection = try await server.acceptAndGreet()
-        let request = try await connection.readRequest()
-        try await connection.send(testState().json(seq: request.seq))
-        _ = try await within(15) { try await reply.value }
+        let (client, connection) = try await connectedByGet(server)
         connection.close()
         #expect(try await server.anyConnection(within: 0.3) == false)
         withExtendedLifetime(client) {}
@@ -119,12 +129,7 @@ struct ClientReconnectTests {
     @Test("dropping a handle sends release for its id")
     func deinitReleases() async throws {
         let server = try FakeServer()
-        let client = OrientClient(socketPath: server.path, options: fastOptions())
-        let started = Task { try await client.get() }
-        let connection = try await server.acceptAndGreet()
-        let get = try await connection.readRequest()
-        try await connection.send(testState().json(seq: get.seq))
-        _ = try await within(15) { try await started.value }
+        let (client, connection) = try await connectedByGet(server)
         var handle: ConstraintHandle? = try await register(client, on: connection, id: "video", allow: ["landscape"])
         #expect(handle?.id == "video")
         handle = nil
@@ -140,12 +145,7 @@ struct ClientReconnectTests {
     @Test("release() waits for ok; a handle superseded by the same id releases nothing")
     func releaseAndSupersede() async throws {
         let server = try FakeServer()
-        let client = OrientClient(socketPath: server.path, options: fastOptions())
-        let started = Task { try await client.get() }
-        let connection = try await server.acceptAndGreet()
-        let get = try await connection.readRequest()
-        try await connection.send(testState().json(seq: get.seq))
-        _ = try await within(15) { try await started.value }
+        let (client, connection) = try await connectedByGet(server)
         var old: ConstraintHandle? = try await register(client, on: connection, id: "x", allow: ["portrait"])
         let current = try await register(client, on: connection, id: "x", allow: ["landscape"])
         #expect(old?.isReleased == false)
@@ -225,12 +225,7 @@ struct ClientReconnectTests {
     @Test("stopping samples while states are wanted unsubscribes and subscribes again")
     func stopSamplesKeepsStates() async throws {
         let server = try FakeServer()
-        let client = OrientClient(socketPath: server.path, options: fastOptions())
-        let states = AsyncStreamBox(client.states())
-        let connection = try await server.acceptAndGreet()
-        let subscribe = try await connection.readRequest()
-        try await connection.send(testState(.normal).json(seq: subscribe.seq))
-        #expect(try await next(states).orientation == .normal)
+        let (client, states, connection) = try await subscribed(server)
         let starting = Task { () -> Bool in
             let (_, stream) = try await client.samples()
             for await _ in stream { return true }  // one sample, then stop

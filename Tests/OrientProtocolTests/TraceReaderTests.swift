@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OrientProtocol
+import OrientSynth
 
 // MARK: Helpers
 
@@ -36,18 +37,6 @@ private func expectError(
     #expect(error.line == line, "\(error)", sourceLocation: sourceLocation)
     #expect(error.column == column, "\(error)", sourceLocation: sourceLocation)
     #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
-}
-
-/// SplitMix64: a small seeded generator so the fixtures are the same on every run.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// Samples equal bit for bit, so NaN compares equal to NaN.
@@ -443,7 +432,7 @@ struct TraceWriterTests {
 
     @Test("a seeded pseudo-random trace survives the writer and the reader unchanged")
     func randomRoundTrip() throws {
-        var rng = SplitMix64(state: 20_240_917)
+        var rng = SplitMix64(seed: 20_240_917)
         var samples: [Sample] = []
         var t = -1000.0
         func component() -> Double {
@@ -479,7 +468,7 @@ struct TraceWriterTests {
 
     @Test("numbers in samples read exactly as DecimalNumber reads them, short or long")
     func numbersMatchDecimalNumber() throws {
-        var rng = SplitMix64(state: 7)
+        var rng = SplitMix64(seed: 7)
         func digits(_ count: Int) -> String {
             String((0..<count).map { _ in Character(String(rng.next() % 10)) })
         }

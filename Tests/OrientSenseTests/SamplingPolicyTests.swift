@@ -3,6 +3,7 @@ import Testing
 
 @testable import OrientSense
 import OrientProtocol
+import OrientSynth
 
 /// Upright, normal: (0, −g, 0) in the panel frame.
 private let upright = Vector3(0, -9.80665, 0)
@@ -103,11 +104,11 @@ struct SamplingPolicyTests {
     func noiseStaysStill() {
         var policy = defaultPolicy()
         policy.start(atMs: 0)
-        var generator = SplitMix(seed: 7)
+        var generator = GaussianNoise(seed: 7)
         var t = 0.0
         var slow = 0
         for _ in 0..<400 {
-            let noise = Vector3(generator.gaussian() * 0.05, generator.gaussian() * 0.05, generator.gaussian() * 0.05)
+            let noise = generator.nextVector() * 0.05
             let interval = policy.interval(after: upright + noise, atMs: t, settling: false)
             if t > 1000 { #expect(interval == 250) }
             if interval == 250 { slow += 1 }
@@ -208,23 +209,5 @@ struct SamplingPolicyTests {
             let bound = still < 300 ? 300 : still + 28
             #expect(caughtAt.map { $0 - turnStart <= bound } == true, "phase \(phase): caught at \(String(describing: caughtAt))")
         }
-    }
-}
-
-/// A small deterministic generator for noise (SplitMix64 with Box–Muller).
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func gaussian() -> Double {
-        let u = max(uniform(), 1e-300)
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * uniform())
     }
 }

@@ -66,6 +66,14 @@ struct AbuseTests {
         DaemonHarness.defaultConfig + "[limits]\nclients = \(clients)\n"
     }
 
+    /// Every test's start: a daemon (admitting `clients` when given), the
+    /// well-behaved clients that watch it, and its resource baseline.
+    static func start(clients: Int? = nil, subscribers: Int) throws -> (DaemonHarness, WellBehaved, Baseline) {
+        let daemon = try DaemonHarness(config: clients.map(config(clients:)) ?? DaemonHarness.defaultConfig)
+        let watched = try WellBehaved(daemon, subscribers: subscribers)
+        return (daemon, watched, try baseline(daemon, watched))
+    }
+
     static func constrain(_ id: String, _ allow: [String], seq: Int? = nil) -> String {
         let names = allow.map { "\"\($0)\"" }.joined(separator: ",")
         return #"{"op":"constrain","id":"\#(id)","allow":[\#(names)]\#(seq.map { ",\"seq\":\($0)" } ?? "")}"#
@@ -88,9 +96,7 @@ struct AbuseTests {
     @Test("1,000 clients at once are all greeted and served; 100 more past [limits] clients = 1000 get a clean limit refusal and are closed, with no busy loop")
     func thousandClientsThenRefusals() throws {
         let limit = 1000
-        let daemon = try DaemonHarness(config: Self.config(clients: limit))
-        let watched = try WellBehaved(daemon, subscribers: 2)
-        let baseline = try Self.baseline(daemon, watched)
+        let (daemon, watched, baseline) = try Self.start(clients: limit, subscribers: 2)
 
         // The rest of the limit, all connecting before any reads its hello.
         let crowdSize = limit - watched.count
@@ -146,15 +152,13 @@ struct AbuseTests {
         }
         // A freed slot is usable again at once.
         crowd[0].close()
-        let next = try Self.connectWhenAdmitted(daemon)
+        let next = try daemon.connectWhenAdmitted()
         #expect(try next.request(#"{"op":"get","seq":7}"#).seq == 7)
         next.close()
 
         for client in crowd { client.close() }
         let peakRSS = ProcessStats.peakRSSKiB(daemon.pid) ?? -1
-        let figures = try Self.checkRecovery(
-            daemon, watched, baseline, final: Self.constrain("c", ["right-up"])
-        ) { $0.allowed == ["right-up"] && $0.orientation == "right-up" && $0.hasNullLock }
+        let figures = try Self.checkRecovery(daemon, watched, baseline, constrainingTo: "right-up")
         print(
             "abuse/1000: \(crowdSize) clients served at once (+\(watched.count) well-behaved), 100 refused cleanly (\(ticksForRefusals) ticks to refuse them); "
                 + "CPU in the 2 s after the refusals: \(idleTicks) ticks (\(ProcessStats.ticksPerSecond)/s); "
@@ -209,11 +213,9 @@ struct AbuseTests {
     @Test("a storm of connections past [limits] clients: each is refused with one limit line and closed, while the clients already in stay fast")
     func refusalStorm() throws {
         let limit = 16
-        let daemon = try DaemonHarness(config: Self.config(clients: limit))
-        let watched = try WellBehaved(daemon, subscribers: 2)
-        let baseline = try Self.baseline(daemon, watched)
+        let (daemon, watched, baseline) = try Self.start(clients: limit, subscribers: 2)
         let prober = try daemon.connect()
-        let fillers = try (0..<(limit - watched.count - 1)).map { _ in try Self.connectWhenAdmitted(daemon) }
+        let fillers = try (0..<(limit - watched.count - 1)).map { _ in try daemon.connectWhenAdmitted() }
 
         let log = StormLog()
         let threads = 2
@@ -259,9 +261,7 @@ struct AbuseTests {
         prober.close()
         for filler in fillers { filler.close() }
 
-        let figures = try Self.checkRecovery(
-            daemon, watched, baseline, final: Self.constrain("c", ["left-up"])
-        ) { $0.allowed == ["left-up"] && $0.orientation == "left-up" && $0.hasNullLock }
+        let figures = try Self.checkRecovery(daemon, watched, baseline, constrainingTo: "left-up")
         print(
             "abuse/refusal-storm: \(counts.refused) connections refused in 1.5 s by \(threads) threads (\(logged) log lines); "
                 + "get latency over \(latencies.count) gets: p50 \(Self.fixed(Self.quantile(latencies, 0.5), 2)) ms, p99 \(Self.fixed(p99, 2)) ms, max \(Self.fixed(latencies.max() ?? .nan, 2)) ms; "
@@ -294,19 +294,9 @@ struct AbuseTests {
         [0xFE, 0xFF, 0x00, 0x7B, 0x00, 0x7D],  // a UTF-16 BOM and "{}" in UTF-16
     ]
 
-    /// Deterministic noise (SplitMix64) with a newline every 200 bytes or so; ends with a newline.
+    /// `noiseLines` ending with a newline.
     static func garbage(count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed
-        var bytes = (0..<count).map { _ in
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return z % 200 == 0 ? 0x0A : UInt8(truncatingIfNeeded: z >> 8)
-        }
-        bytes.append(0x0A)
-        return bytes
+        noiseLines(count: count, seed: seed) + [0x0A]
     }
 
     @Test("garbage, 1 MiB lines without a newline, invalid UTF-8 and half-written lines, 200 of each from 800 interleaved clients: each gets its defined answer, nothing leaks")
@@ -402,9 +392,7 @@ struct AbuseTests {
         #expect(daemon.isRunning)
 
         let peakRSS = ProcessStats.peakRSSKiB(daemon.pid) ?? -1
-        let figures = try Self.checkRecovery(
-            daemon, watched, baseline, final: Self.constrain("c", ["right-up"])
-        ) { $0.allowed == ["right-up"] && $0.orientation == "right-up" && $0.hasNullLock }
+        let figures = try Self.checkRecovery(daemon, watched, baseline, constrainingTo: "right-up")
         print(
             "abuse/hostile: 200 each of garbage, 1 MiB lines, invalid UTF-8, half lines (800 clients, 200 at once); "
                 + "fds \(baseline.fds) → \(figures.fds); RSS \(figures.rssText), peak (VmHWM) \(peakRSS) KiB")
@@ -416,9 +404,7 @@ struct AbuseTests {
     @Test("a subscriber that never reads through 10,000 changes: the daemon's memory stays bounded, the others see every change, and it ends on the latest state")
     func neverReadingSubscriberAtScale() throws {
         let changes = 10_000
-        let daemon = try DaemonHarness()
-        let watched = try WellBehaved(daemon, subscribers: 3)
-        let baseline = try Self.baseline(daemon, watched)
+        let (daemon, watched, baseline) = try Self.start(subscribers: 3)
         let stalled = try daemon.subscriber()
 
         // Toggle as fast as the replies come back; the readers are drained after
@@ -474,9 +460,7 @@ struct AbuseTests {
         #expect(try stalled.request(#"{"op":"get","seq":5}"#).seq == 5, "a state came after the latest one")
         stalled.close()
 
-        let figures = try Self.checkRecovery(
-            daemon, watched, baseline, final: Self.constrain("t", ["bottom-up"])
-        ) { $0.allowed == ["bottom-up"] && $0.orientation == "bottom-up" && $0.hasNullLock }
+        let figures = try Self.checkRecovery(daemon, watched, baseline, constrainingTo: "bottom-up", id: "t")
         print(
             "abuse/stalled: \(changes) changes in \(Self.fixed(elapsed, 0)) ms (\(Self.fixed(elapsed * 1000 / Double(changes), 1)) µs each); "
                 + "the stalled subscriber had \(stalledUnread) bytes unread and read \(states.count) states, the last the latest; "
@@ -533,9 +517,7 @@ struct AbuseTests {
 
     @Test("clients flooding requests without reading replies are disconnected and logged, while a well-behaved client's gets stay fast")
     func floodersAreDisconnected() throws {
-        let daemon = try DaemonHarness(config: Self.config(clients: 1100))
-        let watched = try WellBehaved(daemon, subscribers: 3)
-        let baseline = try Self.baseline(daemon, watched)
+        let (daemon, watched, baseline) = try Self.start(clients: 1100, subscribers: 3)
         let prober = try daemon.connect()
 
         let log = FloodLog()
@@ -599,9 +581,7 @@ struct AbuseTests {
         prober.close()
 
         let peakRSS = ProcessStats.peakRSSKiB(daemon.pid) ?? -1
-        let figures = try Self.checkRecovery(
-            daemon, watched, baseline, final: Self.constrain("c", ["bottom-up"])
-        ) { $0.allowed == ["bottom-up"] && $0.orientation == "bottom-up" && $0.hasNullLock }
+        let figures = try Self.checkRecovery(daemon, watched, baseline, constrainingTo: "bottom-up")
         print(
             "abuse/flood: \(counts.disconnected) flooders (\(threads) threads) disconnected in 3 s after \(Self.fixed(Double(counts.bytes) / 1_048_576, 1)) MiB of requests, \(logged) log lines; "
                 + "well-behaved get latency over \(latencies.count) gets: p50 \(Self.fixed(p50, 2)) ms, p99 \(Self.fixed(p99, 2)) ms, max \(Self.fixed(worst, 2)) ms; "
@@ -639,9 +619,7 @@ struct AbuseTests {
 
     @Test("500 clients at a time connecting, constraining and vanishing for 5 s: no constraint leaks, fds and RSS return to baseline")
     func churn() throws {
-        let daemon = try DaemonHarness(config: Self.config(clients: 1100))
-        let watched = try WellBehaved(daemon, subscribers: 3)
-        let baseline = try Self.baseline(daemon, watched)
+        let (daemon, watched, baseline) = try Self.start(clients: 1100, subscribers: 3)
 
         let perWave = 500
         var waves = 0
@@ -737,9 +715,7 @@ struct AbuseTests {
 
     @Test("a subscriber holding a constraint vanishes while a change is being published: every other subscriber still ends on the latest state")
     func subscriberVanishingMidPublish() throws {
-        let daemon = try DaemonHarness()
-        let watched = try WellBehaved(daemon, subscribers: 20)
-        let baseline = try Self.baseline(daemon, watched)
+        let (daemon, watched, baseline) = try Self.start(subscribers: 20)
         /// Everyone has seen the state the controller reads now.
         func settle() throws {
             let now = try watched.controller.request(#"{"op":"get","seq":3}"#)
@@ -791,9 +767,7 @@ struct AbuseTests {
         #expect(staleCount == 0, "subscriber-rounds that ended on a stale state; first: \(stale.prefix(3))")
         for filler in fillers { filler.close() }
 
-        let figures = try Self.checkRecovery(
-            daemon, watched, baseline, final: Self.constrain("c", ["right-up"])
-        ) { $0.allowed == ["right-up"] && $0.orientation == "right-up" && $0.hasNullLock }
+        let figures = try Self.checkRecovery(daemon, watched, baseline, constrainingTo: "right-up")
         print(
             "abuse/vanish-mid-publish: 6 rounds, 20 subscribers; the publish hit the vanished app in \(roundsTriggered); "
                 + "\(stale.count) subscriber-rounds ended on a stale state; fds \(baseline.fds) → \(figures.fds); RSS \(figures.rssText)")
@@ -925,6 +899,17 @@ struct AbuseTests {
     /// send `final`, then checks (a) a fresh client's state satisfies `expected`,
     /// (b) every subscriber ends on exactly that state, (c) fds are back to the
     /// baseline exactly and RSS within `rssToleranceKiB`.
+    /// `checkRecovery` ending with the controller constraining (`id`) to one
+    /// orientation, which a fresh client must then read, unlocked.
+    static func checkRecovery(
+        _ daemon: DaemonHarness, _ watched: WellBehaved, _ baseline: Baseline, constrainingTo orientation: String,
+        id: String = "c", sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Recovery {
+        try checkRecovery(daemon, watched, baseline, final: constrain(id, [orientation]), sourceLocation: sourceLocation) {
+            $0.allowed == [orientation] && $0.orientation == orientation && $0.hasNullLock
+        }
+    }
+
     static func checkRecovery(
         _ daemon: DaemonHarness, _ watched: WellBehaved, _ baseline: Baseline, final: String,
         sourceLocation: SourceLocation = #_sourceLocation, expected: (Message) -> Bool
@@ -1038,20 +1023,6 @@ struct AbuseTests {
             }
             var entries = pending.map { pollfd(fd: clients[$0].fd, events: Int16(POLLOUT), revents: 0) }
             _ = poll(&entries, nfds_t(entries.count), 10)
-        }
-    }
-
-    /// Connects until the daemon greets instead of refusing (a slot frees when it
-    /// has reaped a closed client).
-    static func connectWhenAdmitted(_ daemon: DaemonHarness, timeout: Double = 5) throws -> Client {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while true {
-            let client = try daemon.connect(readHello: false)
-            let first = try client.read()
-            if first.type == "hello" { return client }
-            guard first.code == "limit", ContinuousClock.now < deadline else {
-                throw DaemonHarnessError("not admitted: \(first)")
-            }
         }
     }
 }

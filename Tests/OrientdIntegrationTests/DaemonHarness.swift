@@ -192,14 +192,18 @@ final class DaemonHarness {
         _ = waitForExit(timeout: 5)
     }
 
-    /// CPU time the daemon has used so far, in clock ticks (utime + stime from /proc).
-    var cpuTicks: Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-        return user + system
+    /// Connects until the daemon says hello (a `limit` refusal is retried until the
+    /// deadline: a slot frees only once the daemon has reaped a closed client).
+    func connectWhenAdmitted(timeout: Double = 5) throws -> Client {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while true {
+            let client = try connect(readHello: false)
+            let first = try client.read()
+            if first.type == "hello" { return client }
+            guard first.code == "limit", ContinuousClock.now < deadline else {
+                throw DaemonHarnessError("not admitted: \(first)")
+            }
+        }
     }
 
     /// Waits until stderr contains `text`; false at the deadline.

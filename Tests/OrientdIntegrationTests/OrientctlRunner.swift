@@ -105,11 +105,8 @@ extension Orientctl {
 
     /// True while a process with `pid` exists and is not a zombie.
     static func isAlive(_ pid: Int32) -> Bool {
-        guard Glibc.kill(pid, 0) == 0 else { return false }
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        return !stat[stat.index(after: close)...].hasPrefix(" Z")
+        guard Glibc.kill(pid, 0) == 0, let state = ProcessStats.runState(pid) else { return false }
+        return state != "Z"
     }
 
     /// The pid a command wrote to `path` (`echo $$ > path`), once the file holds a whole line.

@@ -66,23 +66,25 @@ enum ProcessStats {
         return nil
     }
 
-    /// CPU time used so far in clock ticks: utime + stime (fields 14 and 15 of /proc/PID/stat).
-    static func cpuTicks(_ pid: Int32) -> Int? {
+    /// The fields of /proc/PID/stat after the command name: field 3 (state) is
+    /// index 0. Nil when the process is gone.
+    static func statFields(_ pid: Int32) -> [Substring]? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return nil }
-        // After the command name: field 3 (state) is index 0, so utime (14) is 11.
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return text[text.index(after: close)...].split(separator: " ")
+    }
+
+    /// CPU time used so far in clock ticks: utime + stime (fields 14 and 15 of /proc/PID/stat).
+    static func cpuTicks(_ pid: Int32) -> Int? {
+        guard let fields = statFields(pid), fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12])
+        else { return nil }
         return user + system
     }
 
     /// The process state letter (field 3 of /proc/PID/stat): `R`, `S`, `T` (stopped), `Z`…
     static func runState(_ pid: Int32) -> Character? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return nil }
-        return text[text.index(after: close)...].first { $0 != " " }
+        statFields(pid)?.first?.first
     }
 
     /// Clock ticks a second (`sysconf(_SC_CLK_TCK)`, 100 on Linux).

@@ -494,24 +494,10 @@ struct ProtocolTests {
         try daemon.stopCleanly()
     }
 
-    /// Connects until the daemon says hello (a `limit` refusal is retried until the
-    /// deadline: a connection the daemon has not yet seen close may still count).
-    static func connectWhenAdmitted(_ daemon: DaemonHarness, timeout: Double = 5) throws -> DaemonHarness.Client {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while true {
-            let client = try daemon.connect(readHello: false)
-            let first = try client.read()
-            if first.type == "hello" { return client }
-            guard first.code == "limit", ContinuousClock.now < deadline else {
-                throw DaemonHarnessError("not admitted: \(first)")
-            }
-        }
-    }
-
     @Test("a client past [limits] clients gets a limit error instead of hello and is closed; the others are served")
     func clientLimit() throws {
         let daemon = try DaemonHarness(config: DaemonHarness.defaultConfig + "[limits]\nclients = 3\n")
-        let admitted = try (0..<3).map { _ in try Self.connectWhenAdmitted(daemon) }
+        let admitted = try (0..<3).map { _ in try daemon.connectWhenAdmitted() }
         let extra = try daemon.connect(readHello: false)
         let refused = try extra.read()
         #expect(refused.type == "error" && refused.code == "limit", "\(refused)")
@@ -523,7 +509,7 @@ struct ProtocolTests {
         }
         // One leaves: there is room again.
         admitted[0].close()
-        let next = try Self.connectWhenAdmitted(daemon)
+        let next = try daemon.connectWhenAdmitted()
         #expect(try next.request(#"{"op":"get","seq":9}"#).seq == 9)
         try daemon.stopCleanly()
     }
@@ -638,22 +624,9 @@ struct ProtocolTests {
             "a constraint, then half a line, then disconnect",
             #"{"op":"constrain","id":"x","allow":["left-up"]}"# + "\n" + #"{"op":"lock","orientation":"ri"#, code: nil,
             hangsUp: true),
-        HostileInput(testDescription: "random bytes, then disconnect", bytes: randomBytes(count: 20000, seed: 7), code: nil, hangsUp: true),
+        HostileInput(testDescription: "random bytes, then disconnect", bytes: noiseLines(count: 20000, seed: 7), code: nil, hangsUp: true),
         .text("nothing at all, then disconnect", "", code: nil, hangsUp: true),
     ]
-
-    /// Deterministic noise (SplitMix64), with a newline every 200 bytes or so.
-    static func randomBytes(count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed
-        return (0..<count).map { _ in
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return z % 200 == 0 ? 0x0A : UInt8(truncatingIfNeeded: z)
-        }
-    }
 
     @Test("after hostile input a fresh client gets a correct state and the daemon is still alive", arguments: hostileInputs)
     func hostileInput(input: HostileInput) throws {
@@ -701,10 +674,10 @@ struct ProtocolTests {
         #expect(refused > 0, "the fd limit was never reached (\(greeted) greeted)")
         #expect(daemon.waitForStderr(containing: "out of file descriptors"), "\(daemon.stderr)")
         // Idle at the limit: a busy accept loop would burn a whole core here.
-        let before = try #require(daemon.cpuTicks)
+        let before = try #require(ProcessStats.cpuTicks(daemon.pid))
         let window = DispatchSemaphore(value: 0)
         _ = window.wait(timeout: .now() + 0.5)
-        let used = try #require(daemon.cpuTicks) - before
+        let used = try #require(ProcessStats.cpuTicks(daemon.pid)) - before
         #expect(used < 20, "the daemon used \(used) ticks of CPU in 0.5 s while idle at the fd limit")
 
         // The subscriber was never disturbed; once clients leave, new ones are served.
