@@ -136,12 +136,12 @@ final class ClientEngine {
         if let reconnectAt { nearest = min(nearest, reconnectAt) }
         for entry in pending.values where entry.deadline < nearest { nearest = entry.deadline }
         guard nearest.isFinite else { return -1 }
-        let wait = (nearest - MonotonicTime.nowMs()).rounded(.up)
+        let wait = (nearest - MonotonicClock.nowMs()).rounded(.up)
         return Int32(max(0, min(wait, 3_600_000)))
     }
 
     private func fireDeadlines() {
-        let now = MonotonicTime.nowMs()
+        let now = MonotonicClock.nowMs()
         if case .awaitingHello(let deadline) = phase, now >= deadline {
             connectionLost(.unavailable("orientd at \(path) did not send its hello within \(formatMs(requestTimeoutMs))"))
         }
@@ -190,7 +190,7 @@ final class ClientEngine {
         switch UnixStream.connect(path: path) {
         case .success(let fd):
             socket = fd
-            phase = .awaitingHello(deadline: MonotonicTime.nowMs() + requestTimeoutMs)
+            phase = .awaitingHello(deadline: MonotonicClock.nowMs() + requestTimeoutMs)
             readBuffer.removeAll()
             writeBuffer.removeAll()
             return nil
@@ -207,7 +207,7 @@ final class ClientEngine {
 
     private func scheduleReconnect() {
         guard needsConnection, reconnectAt == nil else { return }
-        reconnectAt = MonotonicTime.nowMs() + backoffMs
+        reconnectAt = MonotonicClock.nowMs() + backoffMs
         backoffMs = min(backoffMs * 2, maximumBackoffMs)
     }
 
@@ -267,7 +267,7 @@ final class ClientEngine {
         case .reconstrain, .subscribe, .unsubscribe: internalRequest = true
         default: internalRequest = false
         }
-        let deadline = internalRequest ? Double.infinity : MonotonicTime.nowMs() + requestTimeoutMs
+        let deadline = internalRequest ? Double.infinity : MonotonicClock.nowMs() + requestTimeoutMs
         pending[seq] = Pending(request: request, kind: kind, deadline: deadline)
         writeBuffer.append(contentsOf: request.jsonLine(seq: seq).utf8)
         writeBuffer.append(0x0A)

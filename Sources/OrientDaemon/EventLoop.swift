@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OrientProtocol
 import CLinux
 
 /// The daemon's one event loop: epoll over file descriptors, one timerfd for all

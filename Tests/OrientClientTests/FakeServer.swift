@@ -205,7 +205,7 @@ final class FakeConnection: Sendable {
     func readLine(timeout: Double = 15) async throws -> String {
         let fd = self.fd
         return try await offload { [self] in
-            let deadline = MonotonicTime.nowMs() + timeout * 1000
+            let deadline = MonotonicClock.nowMs() + timeout * 1000
             while true {
                 if let line = state.withLock({ state -> String? in
                     guard let newline = state.buffer.firstIndex(of: 0x0A) else { return nil }
@@ -215,7 +215,7 @@ final class FakeConnection: Sendable {
                 }) {
                     return line
                 }
-                let left = deadline - MonotonicTime.nowMs()
+                let left = deadline - MonotonicClock.nowMs()
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 guard left > 0, poll(&poller, 1, Int32(left)) == 1 else {
                     throw TestFailure("no line from the client within \(timeout) s")

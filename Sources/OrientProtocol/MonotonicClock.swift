@@ -2,7 +2,9 @@
 import Glibc
 #endif
 
-/// CLOCK_MONOTONIC in milliseconds, and sleeping until a point on it.
+/// CLOCK_MONOTONIC in milliseconds, and sleeping until a point on it: the one
+/// clock the daemon (sensor times, timers) and the client library (reply
+/// deadlines, reconnection) read. Not public: apps have their own clocks.
 package enum MonotonicClock {
     /// Now, in ms on CLOCK_MONOTONIC.
     package static func nowMs() -> Double {
