@@ -56,16 +56,18 @@ run: build
 	echo "orientd is replaying $(DEMO) on $$sock; orientctl watch (Ctrl-C stops both):"; \
 	$(BIN)/orientctl --socket $$sock watch
 
-# Unit and integration tests (Swift); what an app taking OrientClient gets
+# Unit and integration tests (Swift); the example app in Examples/, built as
+# an outside package would build it, and what an app taking OrientClient gets
 # (only OrientClient and OrientProtocol, no unsafe flags, no classifier or
-# config parser symbols in orientctl); the real daemon against fake IIO
+# config parser symbols in orientctl or the example); the real daemon against fake IIO
 # accelerometers under umockdev (Python's Testbed API needs Debian's python3-gi,
 # hence /usr/bin/python3); under systemd's conventions (socket activation,
 # notify, journald); the units, install layout and man pages; and a short
 # fuzz pass (CHECK_FUZZ_SECONDS per libFuzzer target, default 10).
 check: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	/usr/bin/python3 scripts/check-client-closure.py $(BIN)/orientctl
+	cd Examples && $(SWIFT) build $(SWIFT_FLAGS)
+	/usr/bin/python3 scripts/check-client-closure.py $(BIN)/orientctl Examples/.build/debug/orient-example
 	$(SWIFT) test --skip-build
 	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/umockdev -v
 	/usr/bin/python3 -m unittest discover -s Tests/activation -v
@@ -146,4 +148,4 @@ uninstall:
 	if [ -d $(DESTDIR)$(DOCDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR); fi
 
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Benchmarks/.build Examples/.build
