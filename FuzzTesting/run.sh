@@ -21,7 +21,7 @@ artifacts="$here/.artifacts"
 targets=${*:-fuzz-request fuzz-trace fuzz-config fuzz-mount-matrix fuzz-scan}
 
 # The Swift runtime's backtracer would otherwise be spawned on each crash and can
-# hold a pipe open (research/ecosystem.md §5.2).
+# hold a pipe open, so that a run never ends.
 export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 

@@ -5,7 +5,7 @@ public import OrientProtocol
 import Synchronization
 
 /// A connection to `orientd`, the screen-orientation daemon, for apps, shells
-/// and tools (SPEC §7).
+/// and tools (docs/protocol.md).
 ///
 /// ```swift
 /// import OrientClient

@@ -16,7 +16,7 @@ public enum OrientClientError: Error, Sendable, Equatable, CustomStringConvertib
     /// dropped while the request was in flight. The message names the socket and
     /// the system error.
     case unavailable(String)
-    /// The daemon answered with a protocol `error` message (SPEC §7), e.g.
+    /// The daemon answered with a protocol `error` message (docs/protocol.md), e.g.
     /// `not-permitted` for a lock the configured policy forbids.
     case server(ProtocolError)
     /// The daemon sent something this client cannot understand (a malformed line,

@@ -1,7 +1,7 @@
 import OrientProtocol
 
 extension Request {
-    /// The request as one protocol line (SPEC §7), without the newline, carrying
+    /// The request as one protocol line (docs/protocol.md), without the newline, carrying
     /// `seq` so its reply can be matched: `{"op":"get","seq":7}`.
     ///
     /// `RequestDecoder.decode` reads it back as `RequestLine(seq: seq, request: self)`.

@@ -1,7 +1,7 @@
 import OrientProtocol
 
 extension Trace {
-    /// The trace metadata a `samples` reply carries (SPEC §7, §8): `mount_matrix`
+    /// The trace metadata a `samples` reply carries (docs/protocol.md, docs/traces.md): `mount_matrix`
     /// (text form, required), `rate_hz` (number, optional) and `on_change`
     /// (Boolean, optional, default false). Other fields are ignored.
     init(samplesReply fields: [JSONMember]) throws(OrientClientError) {

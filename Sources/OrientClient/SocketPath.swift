@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 extension OrientClient {
-    /// The daemon's default socket (SPEC §7).
+    /// The daemon's default socket (docs/protocol.md).
     public static let defaultSocketPath = "/run/orientd/orientd.sock"
 
     /// The environment variable that overrides the default socket path.

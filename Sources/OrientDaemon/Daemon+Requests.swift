@@ -4,7 +4,7 @@ import Glibc
 import OrientSense
 import OrientProtocol
 
-/// The protocol's requests (SPEC §7): each line a client sends, answered on the
+/// The protocol's requests (docs/protocol.md): each line a client sends, answered on the
 /// daemon's loop.
 extension Daemon {
     func handle(_ line: ArraySlice<UInt8>, from client: ClientConnection) {

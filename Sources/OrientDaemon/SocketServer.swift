@@ -5,7 +5,7 @@ import CLinux
 import OrientSense
 import OrientProtocol
 
-/// Limits that keep one client from hurting the daemon or the others (SPEC §7, §12).
+/// Limits that keep one client from hurting the daemon or the others (docs/protocol.md, docs/behaviour.md).
 package struct ServerLimits: Sendable, Equatable {
     /// Most clients connected at once; the next one gets a `limit` error and is closed.
     package var clients: Int = 256

@@ -19,7 +19,7 @@ public enum Orientation: String, Sendable, Hashable, CaseIterable, Codable {
     /// The four real orientations, in quarter turns counter-clockwise from `normal`.
     public static let cardinal: [Orientation] = [.normal, .leftUp, .bottomUp, .rightUp]
 
-    /// The tie-break order of SPEC §5: normal > left-up > right-up > bottom-up.
+    /// The tie-break order of docs/protocol.md: normal > left-up > right-up > bottom-up.
     package static let preference: [Orientation] = [.normal, .leftUp, .rightUp, .bottomUp]
 
     /// Quarter turns counter-clockwise from `normal` (0...3), or nil for `undefined`.

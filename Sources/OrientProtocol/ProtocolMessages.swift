@@ -1,4 +1,4 @@
-/// The `code` of a protocol `error` message (SPEC §7).
+/// The `code` of a protocol `error` message (docs/protocol.md).
 public enum ErrorCode: String, Sendable, Hashable, CaseIterable {
     /// The line is not JSON, or not a JSON object.
     case badJSON = "bad-json"
@@ -24,7 +24,7 @@ public enum LockTarget: Sendable, Equatable {
     case orientation(Orientation)
 }
 
-/// A decoded protocol request (SPEC §7), without its `seq`.
+/// A decoded protocol request (docs/protocol.md), without its `seq`.
 public enum Request: Sendable, Equatable {
     /// Reply with a `state` message now.
     case get
@@ -100,13 +100,13 @@ public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible
 /// does not know (forward compatibility); unknown ops and unknown mask names are
 /// errors. Whenever `seq` was read, the error echoes it.
 public enum RequestDecoder {
-    /// The protocol's default line limit in bytes, newline excluded (SPEC §7).
+    /// The protocol's default line limit in bytes, newline excluded (docs/protocol.md).
     public static let defaultMaxLineBytes = 4096
     /// At most this many bytes in a constraint id.
     public static let maxIDBytes = 64
     /// At most this many names in a constraint's `allow` list.
     public static let maxAllowNames = 16
-    /// The ops, in the SPEC's order.
+    /// The ops, in the documented order (docs/protocol.md).
     public static let ops = ["get", "subscribe", "unsubscribe", "constrain", "release", "lock", "unlock", "samples"]
     /// The names an `allow` list may hold.
     public static let maskNames = MaskName.allCases.map(\.rawValue)
@@ -235,7 +235,7 @@ public enum Reply {
         return "{\"type\":\"ok\",\"seq\":\(seq)}"
     }
 
-    /// The reply to `samples`: what a recorder needs for a trace header (SPEC §8):
+    /// The reply to `samples`: what a recorder needs for a trace header (docs/traces.md):
     /// `{"type":"ok","seq":1,"mount_matrix":"…","rate_hz":20,"on_change":false}`.
     /// `rate_hz` is left out when unknown.
     public static func samplesOK(seq: Int64?, mountMatrix: MountMatrix, rateHz: Double?, onChange: Bool) -> String {

@@ -10,7 +10,7 @@ public enum SensorStatus: String, Sendable, Hashable, CaseIterable {
     case mock
 }
 
-/// The protocol's `state` message (SPEC §7): what to show, and why.
+/// The protocol's `state` message (docs/protocol.md): what to show, and why.
 public struct StateMessage: Sendable, Equatable {
     /// The effective orientation (what to show).
     public var orientation: Orientation
@@ -57,7 +57,7 @@ public struct StateMessage: Sendable, Equatable {
             && allowed == other.allowed && locked == other.locked && sensor == other.sensor
     }
 
-    /// The JSON line, keys in the SPEC's order, without the trailing newline.
+    /// The JSON line, keys in the documented order (docs/protocol.md), without the trailing newline.
     /// `seq` is added after `type` when the message answers a request that had one.
     public func json(seq: Int64? = nil) -> String {
         var s = "{\"type\":\"state\""

@@ -12,7 +12,7 @@ public struct ProtocolDecodeError: Error, Sendable, Equatable, CustomStringConve
     public var description: String { message }
 }
 
-/// A message from the server, as the client library sees it (SPEC §7).
+/// A message from the server, as the client library sees it (docs/protocol.md).
 ///
 /// Unknown keys are ignored, so a newer server can add fields; an unknown `type`
 /// is an error.

@@ -1,4 +1,4 @@
-/// A recorded or synthetic sensor trace (SPEC §8): metadata and samples in the
+/// A recorded or synthetic sensor trace (docs/traces.md): metadata and samples in the
 /// **sensor frame** (before the mount matrix).
 public struct Trace: Sendable, Equatable {
     /// `orientd-trace` header: the format version (1).

@@ -1,4 +1,4 @@
-/// Reads the trace format (SPEC §8) from bytes: metadata headers, then samples in
+/// Reads the trace format (docs/traces.md) from bytes: metadata headers, then samples in
 /// the **sensor frame** (before the mount matrix).
 ///
 /// ```swift
@@ -9,7 +9,7 @@
 /// The format, line by line (lines end in LF or CRLF; blank lines are ignored;
 /// a UTF-8 byte order mark at the start is skipped):
 /// - `# key: value` before the first sample is a header. Known keys:
-///   `orientd-trace` (must be `1`), `mount_matrix` (SPEC §6 text form; its repair
+///   `orientd-trace` (must be `1`), `mount_matrix` (the text form of docs/behaviour.md, Sensors; its repair
 ///   warnings stay in `Trace.mountMatrix.warnings`), `rate_hz` (a positive
 ///   decimal), `on_change` (`true` or `false`), `description` (free text). Other
 ///   keys are kept in `Trace.extraHeaders`, in order. A key appears at most once.

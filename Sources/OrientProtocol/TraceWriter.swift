@@ -1,5 +1,5 @@
 extension Trace {
-    /// The trace in the trace format (SPEC §8), as `TraceReader.parse` reads it.
+    /// The trace in the trace format (docs/traces.md), as `TraceReader.parse` reads it.
     ///
     /// ```swift
     /// let text = trace.serialized()

@@ -71,7 +71,7 @@ package struct IIODeviceInfo: Sendable, Equatable {
     }
 }
 
-/// Picks the one accelerometer orientd reads (SPEC §6).
+/// Picks the one accelerometer orientd reads (docs/behaviour.md).
 ///
 /// Without a pin: accelerometers only (raw axes or scan elements), never one in
 /// the base; one that declares the display location before one that declares

@@ -1,7 +1,7 @@
 package import OrientProtocol
 
 /// Decides the effective orientation from the physical one, the clients'
-/// constraints and the user's rotation lock (SPEC §5).
+/// constraints and the user's rotation lock (docs/protocol.md).
 ///
 /// A pure value: no I/O, no clocks. The daemon owns one, calls `resolve` whenever
 /// the physical orientation, a constraint, the lock or the configuration changes,

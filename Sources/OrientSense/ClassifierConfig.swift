@@ -2,7 +2,7 @@ import OrientProtocol
 
 /// Every parameter of the orientation classifier, in wall-clock units (ms,
 /// degrees, m/s²), never in sample counts, so behaviour does not depend on the
-/// sample rate. Defaults follow SPEC §4 and research/classifier.md §5.8.
+/// sample rate. Defaults in docs/configuration.md, their reasons in docs/classifier.md.
 public struct ClassifierConfig: Sendable, Equatable {
     // MARK: Sampling and filtering
     /// Rate requested from the sensor, Hz (never below 10). Also the zero-order-hold

@@ -1,6 +1,6 @@
 import OrientProtocol
 
-/// Reads `/etc/orientd/orientd.conf` (SPEC §10) from bytes into a ``DaemonConfig``.
+/// Reads `/etc/orientd/orientd.conf` (docs/configuration.md) from bytes into a ``DaemonConfig``.
 ///
 /// ```swift
 /// let (config, warnings) = try ConfigParser.parse(bytes, file: "/etc/orientd/orientd.conf")
@@ -57,7 +57,7 @@ public enum ConfigParser {
 
 /// A config file that cannot be used: where the first problem is and what to do.
 ///
-/// `description` is `file:line: message` (SPEC §10), or `file: message` when the
+/// `description` is `file:line: message` (docs/configuration.md), or `file: message` when the
 /// problem belongs to no line (`line` 0).
 public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file name given to `ConfigParser.parse`.

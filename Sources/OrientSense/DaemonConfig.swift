@@ -1,6 +1,6 @@
 public import OrientProtocol
 
-/// Everything `/etc/orientd/orientd.conf` can set (SPEC §10), with the SPEC
+/// Everything `/etc/orientd/orientd.conf` can set (docs/configuration.md), with the documented
 /// defaults. `DaemonConfig()` is what the daemon runs with when there is no file.
 ///
 /// ```swift
@@ -38,10 +38,10 @@ public struct DaemonConfig: Sendable, Equatable {
     // MARK: [sensor]
 
     /// Pins the accelerometer (`device`): a `/sys/…` path, a `/dev/…` path or an
-    /// IIO device name. nil: discover it (SPEC §6).
+    /// IIO device name. nil: discover it (docs/behaviour.md).
     public var device: String?
     /// Overrides every other mount matrix source (`mount-matrix`). nil: udev,
-    /// sysfs, then identity (SPEC §6).
+    /// sysfs, then identity (docs/behaviour.md).
     public var mountMatrix: MountMatrix?
     /// When the polled path slows down while the device rests (`still-interval`,
     /// `still-after`, `motion-angle`, `motion-magnitude`).
@@ -55,14 +55,14 @@ public struct DaemonConfig: Sendable, Equatable {
     // MARK: [daemon]
 
     /// The socket path (`socket`, absolute). nil: ``defaultSocketPath``.
-    /// `--socket` and `ORIENTD_SOCKET` override either (SPEC §7).
+    /// `--socket` and `ORIENTD_SOCKET` override either (docs/protocol.md).
     public var socket: String?
     /// Who may `lock` and `unlock` (`lock-permission`).
     public var lockPermission: LockPermission = .anyone
     /// Least severe log lines written (`log-level`).
     public var logLevel: LogLevel = .notice
 
-    /// The SPEC defaults.
+    /// The documented defaults.
     public init() {}
 
     /// The `default-allowed` mask on a panel of `natural` geometry. Names are
@@ -79,7 +79,7 @@ public struct DaemonConfig: Sendable, Equatable {
     }
 
     /// Limits that keep one client or a flood of them from costing the daemon
-    /// unbounded memory (SPEC §7).
+    /// unbounded memory (docs/protocol.md).
     public struct Limits: Sendable, Equatable {
         /// Most clients connected at once (`clients`, 1…65536).
         public var clients = 256
@@ -91,7 +91,7 @@ public struct DaemonConfig: Sendable, Equatable {
         /// disconnected (`reply-buffer`, 4096…16 MiB).
         public var replyBuffer = 65536
 
-        /// The SPEC defaults.
+        /// The documented defaults.
         public init() {}
     }
 

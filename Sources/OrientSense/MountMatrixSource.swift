@@ -1,6 +1,6 @@
 package import OrientProtocol
 
-/// Where the mount matrix in use came from, in precedence order (SPEC §6).
+/// Where the mount matrix in use came from, in precedence order (docs/behaviour.md).
 ///
 /// The raw value is the config key, the udev property or the sysfs attribute
 /// name, so a log line can say exactly what was read.

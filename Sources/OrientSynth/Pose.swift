@@ -13,7 +13,7 @@ package let standardGravity = 9.80665
 
 /// How a device is held: the in-plane angle and the tilt, in degrees.
 ///
-/// `theta` is the orientation angle (research/classifier.md §0): 0 is `normal`,
+/// `theta` is the orientation angle (docs/traces.md): 0 is `normal`,
 /// 90 `left-up` (turned clockwise as seen from the front), 180 `bottom-up`, 270
 /// `right-up`. `phi` is the tilt of the screen: 0 vertical, +90 lying face-up,
 /// −90 face-down (held overhead). Any real `theta` is allowed; only its value
@@ -39,7 +39,7 @@ package struct Pose: Sendable, Equatable, CustomStringConvertible {
     package static let faceUp = Pose(theta: 0, phi: 90)
 
     /// The accelerometer reading of a device at rest in this pose, in the panel
-    /// frame (after the mount matrix), SPEC §3 / the hwdb convention:
+    /// frame (after the mount matrix), the hwdb convention (docs/behaviour.md, The frame):
     /// g·(sin θ·cos φ, −cos θ·cos φ, sin φ), so upright `normal` reads (0, −g, 0),
     /// `left-up` (+g, 0, 0) and face-up (0, 0, +g).
     package var gravityReading: Vector3 {

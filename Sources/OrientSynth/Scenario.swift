@@ -2,7 +2,7 @@ import OrientSense
 package import OrientProtocol
 
 /// A synthetic trajectory of a handheld device, sampled into accelerometer
-/// readings (research/classifier.md §6.1).
+/// readings (docs/traces.md, How the generator models a trajectory).
 ///
 /// A scenario is a timeline of poses (holds and moves, back to back from t = 0)
 /// plus overlays on absolute times: linear acceleration (impulses, vibration,
@@ -284,7 +284,7 @@ package struct Scenario: Sendable {
         return merged
     }
 
-    /// The scenario as a trace (SPEC §8): samples in the **sensor frame**, such
+    /// The scenario as a trace (docs/traces.md): samples in the **sensor frame**, such
     /// that `mountMatrix.apply(sensorVector)` gives the panel-frame reading back
     /// (the inverse matrix, scaled to keep the magnitude when the matrix is not
     /// orthonormal, since `apply` rescales then). Extra headers: `marks`

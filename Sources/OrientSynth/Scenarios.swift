@@ -1,7 +1,7 @@
 import OrientSense
 import OrientProtocol
 
-/// The named scenarios of research/classifier.md §6.3, as data: each builds a
+/// The named scenarios of docs/traces.md, Bundled traces, as data: each builds a
 /// `Scenario` (trajectory, overlays, marks) and says nothing about the expected
 /// events, which the classifier tests check.
 ///
@@ -26,7 +26,7 @@ package enum Scenarios {
         package var build: @Sendable (UInt64) -> Scenario
     }
 
-    /// Every named scenario, in the order of research/classifier.md §6.3, then `demo`.
+    /// Every named scenario, in the order of docs/traces.md, Bundled traces, then `demo`.
     package static let catalog: [Entry] = [
         Entry(name: "cardinal-normal") { cardinal(theta: 0, seed: $0) },
         Entry(name: "cardinal-left-up") { cardinal(theta: 90, seed: $0) },

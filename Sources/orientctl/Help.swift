@@ -31,7 +31,7 @@ enum Help {
 
                 Prints the daemon's current state on one line, e.g.
                   left-up (physical left-up, tilt vertical, rotation 90, landscape, allowed normal,left-up,right-up, unlocked, sensor active)
-                With --json, prints the state message as JSON (SPEC §7) instead.
+                With --json, prints the state message as JSON (docs/protocol.md) instead.
 
                 """
         case "watch":

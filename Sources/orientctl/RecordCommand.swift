@@ -4,7 +4,7 @@ import Glibc
 import OrientClient
 import OrientProtocol
 
-/// `orientctl record FILE`: samples to a trace file (SPEC §8), until
+/// `orientctl record FILE`: samples to a trace file (docs/traces.md), until
 /// SIGINT/SIGTERM or `--duration`.
 ///
 /// The header comes from the `samples` reply; every sample line is written

@@ -2,7 +2,7 @@ import OrientDaemon
 import OrientSense
 import OrientProtocol
 
-/// The command line of SPEC §9, parsed.
+/// The command line of orientd(8), parsed.
 struct Options {
     var mockTrace: String?
     var speed: MockReplay.Speed = .factor(1)

@@ -1,4 +1,4 @@
-// tracegen: writes synthetic sensor traces (SPEC §8) from the OrientSynth scenarios.
+// tracegen: writes synthetic sensor traces (docs/traces.md) from the OrientSynth scenarios.
 //
 //   tracegen [--rate HZ] [--matrix "M"] [--on-change] [--seed N] NAME OUTFILE
 //   tracegen --all DIR
@@ -34,7 +34,7 @@ let usage = """
     """
 
 /// The mount matrix of `demo-rotated-matrix.trace`: x and y swapped and negated,
-/// as on the Onda v975 and similar tablets (research/classifier.md §6.4).
+/// as on the Onda v975 and similar tablets.
 let rotatedMatrixText = "0, -1, 0; -1, 0, 0; 0, 0, 1"
 
 func printError(_ message: String) {

@@ -20,7 +20,7 @@ struct RequestEncodingTests {
         #expect(!line.contains("\n"))
     }
 
-    @Test("requests are written in the SPEC's shape")
+    @Test("requests are written in the documented shape")
     func shapes() {
         #expect(Request.get.jsonLine(seq: 1) == #"{"op":"get","seq":1}"#)
         #expect(Request.constrain(id: "player", allow: ["landscape"]).jsonLine(seq: 2)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import OrientProtocol
 
-/// SPEC §3: orientation and tilt names, masks, rotation degrees, layout and axis,
+/// docs/behaviour.md: orientation and tilt names, masks, rotation degrees, layout and axis,
 /// and the quarter-turn arithmetic the arbiter relies on.
 @Suite("Orientation model")
 struct OrientationModelTests {

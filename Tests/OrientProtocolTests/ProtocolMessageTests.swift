@@ -178,7 +178,7 @@ struct ProtocolMessageRequestTests {
 
 @Suite("Protocol replies")
 struct ProtocolMessageReplyTests {
-    @Test("replies are single JSON lines in the SPEC's form")
+    @Test("replies are single JSON lines in the documented form")
     func exactForms() throws {
         #expect(Reply.hello(version: "0.1.0") == #"{"type":"hello","server":"orientd","version":"0.1.0","protocol":1}"#)
         #expect(Reply.ok(seq: nil) == #"{"type":"ok"}"#)
@@ -298,7 +298,7 @@ struct ProtocolMessageStateTests {
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     }
 
-    @Test("the SPEC's example state line decodes")
+    @Test("the example state line of docs/protocol.md decodes")
     func specExample() throws {
         let line = #"{"type":"state","orientation":"left-up","physical":"left-up","tilt":"vertical","rotation":90,"layout":"landscape","axis":"horizontal","allowed":["normal","left-up","right-up"],"locked":null,"sensor":"active","t_ms":1234.5}"#
         let expected = StateMessage(
@@ -364,7 +364,7 @@ struct ProtocolMessageStateTests {
     }
 }
 
-/// The SPEC's example state line, field by field, so fixtures can change one field.
+/// The example state line of docs/protocol.md, field by field, so fixtures can change one field.
 private let exampleStateFields: [(key: String, value: String)] = [
     ("type", #""state""#), ("orientation", #""left-up""#), ("physical", #""left-up""#), ("tilt", #""vertical""#),
     ("rotation", "90"), ("layout", #""landscape""#), ("axis", #""horizontal""#),

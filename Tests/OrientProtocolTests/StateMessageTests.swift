@@ -3,16 +3,16 @@ import Testing
 
 @testable import OrientProtocol
 
-/// SPEC §7: the `state` message, byte for byte, and the millisecond formatting
+/// docs/protocol.md: the `state` message, byte for byte, and the millisecond formatting
 /// its `t_ms` uses.
 @Suite("State message")
 struct StateMessageTests {
-    /// The state of the SPEC §7 example.
+    /// The state of the docs/protocol.md example.
     static let specExample = StateMessage(
         orientation: .leftUp, physical: .leftUp, tilt: .vertical, rotation: 90, layout: .landscape,
         axis: .horizontal, allowed: .allButUpsideDown(natural: .portrait), locked: nil, sensor: .active, tMs: 1234.5)
 
-    /// The SPEC §7 example line, verbatim.
+    /// The docs/protocol.md example line, verbatim.
     static let specLine =
         #"{"type":"state","orientation":"left-up","physical":"left-up","tilt":"vertical","rotation":90,"layout":"landscape","axis":"horizontal","allowed":["normal","left-up","right-up"],"locked":null,"sensor":"active","t_ms":1234.5}"#
 
@@ -24,7 +24,7 @@ struct StateMessageTests {
 
     // MARK: The JSON line
 
-    @Test("the state line matches the SPEC §7 example byte for byte")
+    @Test("the state line matches the docs/protocol.md example byte for byte")
     func specExampleLine() {
         let line = Self.specExample.json()
         #expect(line == Self.specLine)

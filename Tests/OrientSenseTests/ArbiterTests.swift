@@ -2,7 +2,7 @@ import Testing
 @testable import OrientSense
 import OrientProtocol
 
-/// SPEC §5: constraints, the rotation lock and the effective orientation.
+/// docs/protocol.md: constraints, the rotation lock and the effective orientation.
 @Suite("Arbiter")
 struct ArbiterTests {
     /// One resolve on a fresh arbiter (no current effective orientation yet).

@@ -4,8 +4,8 @@ import Testing
 @testable import OrientSense
 import OrientProtocol
 
-/// SPEC §4 "Must hold": each behaviour is its own test, on synthetic trajectories
-/// from OrientSynth (research/classifier.md §6.3), checking the exact sequence of
+/// docs/classifier.md, What it must do: each behaviour is its own test, on synthetic trajectories
+/// from OrientSynth (docs/traces.md, Bundled traces), checking the exact sequence of
 /// committed orientations and latency bounds.
 @Suite("Classifier behaviour")
 struct ClassifierBehaviourTests {
@@ -35,7 +35,7 @@ struct ClassifierBehaviourTests {
             #expect(latency >= 0 && latency <= 250, "seed \(seed): latency \(latency) ms")
             latencies.append(latency)
         }
-        // SPEC §4 aims at ≤ 170 ms from the end of a brisk turn to the event.
+        // The aim: ≤ 170 ms from the end of a brisk turn to the event (docs/classifier.md).
         #expect(median(latencies) <= 170, "latencies \(latencies)")
     }
 

@@ -4,7 +4,7 @@ import Testing
 @testable import OrientSense
 import OrientProtocol
 
-/// The classifier as a state machine (SPEC §4, research/classifier.md §5.6–5.7):
+/// The classifier as a state machine (docs/classifier.md):
 /// deadlines, hold-offs, reset, re-initialisation, applied-orientation feedback,
 /// reconfiguration, the config check, and the published tilt.
 @Suite("Classifier state machine")
@@ -187,7 +187,7 @@ struct ClassifierStateMachineTests {
 
     // MARK: Applied-orientation feedback
 
-    /// research/classifier.md §6.3 #22: the policy feeds back `normal` (a rotation
+    /// scenario #22 of docs/traces.md: the policy feeds back `normal` (a rotation
     /// lock) on every change while the device is turned to landscape and back.
     @Test("with setApplied(normal) a turn to landscape is suggested once and withdrawn once", arguments: [UInt64(1), 2, 3, 4, 5])
     func appliedFeedbackLock(seed: UInt64) throws {

@@ -140,7 +140,7 @@ private let allKnownKeys: Set<String> = Set(ConfigParser.knownKeys.flatMap { sec
 
 @Suite("Config parser")
 struct ConfigParserTests {
-    @Test("an empty file gives the SPEC defaults")
+    @Test("an empty file gives the documented defaults")
     func emptyFileGivesDefaults() throws {
         let (config, warnings) = try parseConfig("")
         #expect(config == DaemonConfig())

@@ -27,7 +27,7 @@ private let mirror = "0, 1, 0; -1, 0, 0; 0, 0, 1"
 @Suite("Mount matrix source")
 struct MountMatrixSourceTests {
     @Test(
-        "the first source present wins, in SPEC §6 order",
+        "the first source present wins, in the order docs/behaviour.md gives",
         arguments: [
             (MountMatrixTexts(config: swapXY, udev: negateXY, mountMatrix: rotate, inAccelMountMatrix: tilt, inMountMatrix: mirror),
              MountMatrixSource.config, swapXY),

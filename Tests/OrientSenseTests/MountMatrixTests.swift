@@ -23,7 +23,7 @@ enum HWDB {
     }()
 }
 
-/// The panel-frame reading of a device held at in-plane angle θ and tilt φ (SPEC §3).
+/// The panel-frame reading of a device held at in-plane angle θ and tilt φ (docs/behaviour.md).
 func panelReading(theta: Double, phi: Double = 0) -> Vector3 {
     let g = 9.80665
     let t = theta * .pi / 180, p = phi * .pi / 180

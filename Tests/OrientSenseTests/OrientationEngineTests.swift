@@ -5,7 +5,7 @@ import Testing
 import OrientProtocol
 
 /// The pure pipeline: mount matrix → classifier → arbiter → published state
-/// (SPEC §3, §5, §7), driven the way the daemon drives it.
+/// (docs/behaviour.md, docs/protocol.md), driven the way the daemon drives it.
 @Suite("Orientation engine")
 struct OrientationEngineTests {
     /// A mount matrix that swaps x and y and flips both (a reflection, orthonormal).

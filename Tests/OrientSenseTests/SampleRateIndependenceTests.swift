@@ -4,7 +4,7 @@ import Testing
 @testable import OrientSense
 import OrientProtocol
 
-/// SPEC §4: the same trajectory sampled at 5, 20 and 100 Hz gives the same events,
+/// docs/classifier.md: the same trajectory sampled at 5, 20 and 100 Hz gives the same events,
 /// with commit times that agree within one sample period plus 20 ms (plus the
 /// steady path's need for a second reading at low rates).
 @Suite("Sample-rate independence")

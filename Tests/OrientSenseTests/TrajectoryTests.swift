@@ -3,7 +3,7 @@ import OrientSense
 @testable import OrientSynth
 import OrientProtocol
 
-/// The synthetic trajectory generator (research/classifier.md §6.1) that feeds the
+/// The synthetic trajectory generator (docs/traces.md, How the generator models a trajectory) that feeds the
 /// classifier tests and writes traces/.
 @Suite("Trajectory")
 struct TrajectoryTests {
@@ -19,7 +19,7 @@ struct TrajectoryTests {
     // MARK: Frame convention
 
     @Test(
-        "cardinal poses read the SPEC §3 frame vectors",
+        "cardinal poses read the frame vectors of docs/behaviour.md",
         arguments: [
             (Pose(theta: 0, phi: 0), Vector3(0, -1, 0)),  // upright normal
             (Pose(theta: 90, phi: 0), Vector3(1, 0, 0)),  // left edge up

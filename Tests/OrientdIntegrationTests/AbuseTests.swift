@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// The abuse suite (issue 6 item 2, SPEC §7 "slow clients never slow the daemon
+/// The abuse suite (issue 6 item 2, docs/protocol.md: "slow clients never slow the daemon
 /// or other clients", §12 "bad input gets a clear error and loses nothing"),
 /// against the real daemon at scale: a thousand clients at once and a hundred
 /// past the limit, a storm of connections past the limit, hundreds of hostile

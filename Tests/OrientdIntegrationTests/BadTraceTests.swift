@@ -1,6 +1,6 @@
 import Testing
 
-/// A malformed trace: exit 65, nothing replayed, `FILE:LINE:COLUMN:` on stderr (SPEC §8, §9).
+/// A malformed trace: exit 65, nothing replayed, `FILE:LINE:COLUMN:` on stderr (docs/traces.md, orientd(8)).
 struct BadTrace: CustomTestStringConvertible, Sendable {
     var name: String
     var bytes: [UInt8]

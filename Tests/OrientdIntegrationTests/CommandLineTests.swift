@@ -1,6 +1,6 @@
 import Testing
 
-/// The command line of SPEC §9 and its sysexits codes.
+/// The command lines of orientd(8) and orientctl(1) and their sysexits codes.
 @Suite("Command line")
 struct CommandLineTests {
     /// A usage mistake and why it is one.
@@ -68,7 +68,7 @@ struct CommandLineTests {
         let daemon = try OrientdProcess(["--print"])
         let line = daemon.readLine(timeout: 5)
         if let line {
-            // A daemon that reads hardware never exits because of the sensor (SPEC §6).
+            // A daemon that reads hardware never exits because of the sensor (docs/behaviour.md).
             let state = try StateLine(parsing: line)
             #expect(state.sensor == "absent" || state.sensor == "idle" || state.sensor == "active", "\(state)")
             #expect(daemon.waitForExit(timeout: 0.3) == false, "the daemon exited: \(daemon.stderr)")

@@ -1,6 +1,6 @@
 import Testing
 
-/// Garbage samples never rotate the screen (SPEC §4, §12).
+/// Garbage samples never rotate the screen (docs/classifier.md, docs/behaviour.md).
 @Suite("Corrupted samples")
 struct CorruptedSampleTests {
     static func replay(_ path: String) throws -> (OrientdRun, [StateLine]) {

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// The persisted rotation lock, the lock permission policy, the configuration
-/// file and the daemon's lifetime around its socket (SPEC §5, §9, §10, §11).
+/// file and the daemon's lifetime around its socket (docs/protocol.md, docs/configuration.md, orientd(8)).
 @Suite("Rotation lock and configuration")
 struct LockAndConfigTests {
     typealias Message = DaemonHarness.Message

@@ -6,14 +6,14 @@ import Glibc
 #endif
 import OrientProtocol
 
-/// The socket protocol (SPEC §5, §7, §12) spoken to the real daemon over a real
+/// The socket protocol (docs/protocol.md, docs/behaviour.md) spoken to the real daemon over a real
 /// Unix socket. Without `--mock` the daemon publishes sensor `absent` and never
 /// changes state by itself, so every state change here comes from a request.
 @Suite("Socket protocol")
 struct ProtocolTests {
     typealias Message = DaemonHarness.Message
 
-    /// The keys of a `state` message, in the SPEC's order (`seq` follows `type` in a reply).
+    /// The keys of a `state` message, in the order docs/protocol.md gives (`seq` follows `type` in a reply).
     static let stateKeys = [
         "type", "orientation", "physical", "tilt", "rotation", "layout", "axis", "allowed", "locked", "sensor", "t_ms",
     ]
@@ -39,7 +39,7 @@ struct ProtocolTests {
         try daemon.stopCleanly()
     }
 
-    @Test("get answers with a state message: the SPEC's fields in the SPEC's order, seq right after type")
+    @Test("get answers with a state message: the documented fields in the documented order, seq right after type")
     func getAnswersState() throws {
         let daemon = try DaemonHarness()
         let client = try daemon.connect()
@@ -514,7 +514,7 @@ struct ProtocolTests {
         try daemon.stopCleanly()
     }
 
-    // MARK: Arbitration (SPEC §5)
+    // MARK: Arbitration (docs/protocol.md)
 
     @Test("the allowed set is the intersection of every client's constraints")
     func intersection() throws {
@@ -584,7 +584,7 @@ struct ProtocolTests {
         try daemon.stopCleanly()
     }
 
-    // MARK: Hostile input (SPEC §12)
+    // MARK: Hostile input (docs/behaviour.md)
 
     /// Bytes a client sends, and whether it then hangs up instead of going on.
     struct HostileInput: Sendable, CustomTestStringConvertible {

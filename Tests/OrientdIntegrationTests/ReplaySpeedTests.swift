@@ -1,6 +1,6 @@
 import Testing
 
-/// `--speed`: only how long the replay waits changes, never what it prints (SPEC §9).
+/// `--speed`: only how long the replay waits changes, never what it prints (orientd(8)).
 @Suite("Replay speed")
 struct ReplaySpeedTests {
     @Test("a short trace prints the same lines in real time as at max speed, and real time takes the trace's duration")

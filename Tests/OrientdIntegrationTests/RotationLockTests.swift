@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Testing
 
-/// The persisted rotation lock: `DIR/lock` in the state directory (SPEC §5, §9, §11).
+/// The persisted rotation lock: `DIR/lock` in the state directory (docs/protocol.md, orientd(8)).
 @Suite("Persisted rotation lock")
 struct RotationLockTests {
     static let trace = Orientd.bundledTrace("brisk90.trace")

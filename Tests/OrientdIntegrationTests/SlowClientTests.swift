@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Many, slow and hostile clients (SPEC §7 "slow clients never slow the daemon
+/// Many, slow and hostile clients (docs/protocol.md: "slow clients never slow the daemon
 /// or other clients", §12). States change only on request here (no `--mock`), so
 /// every change and its publish time are known to the test.
 ///

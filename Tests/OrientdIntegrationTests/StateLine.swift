@@ -1,11 +1,11 @@
 import Foundation
 
-/// One `state` line as `--print` writes it, checked against SPEC §7.
+/// One `state` line as `--print` writes it, checked against docs/protocol.md.
 ///
 /// `init(parsing:)` decodes the line with JSONSerialization and checks the raw
-/// text too: the keys in the SPEC's order, nothing more, nothing less.
+/// text too: the keys in the documented order (docs/protocol.md), nothing more, nothing less.
 struct StateLine: Equatable, CustomStringConvertible {
-    /// The keys of a state message, in the order the SPEC writes them.
+    /// The keys of a state message, in the order docs/protocol.md writes them.
     static let keyOrder = [
         "type", "orientation", "physical", "tilt", "rotation", "layout", "axis", "allowed", "locked", "sensor", "t_ms",
     ]
@@ -63,7 +63,7 @@ struct StateLine: Equatable, CustomStringConvertible {
         guard let physical = object["physical"] as? String,
             StateLine.orientations.contains(physical) || physical == "undefined"
         else { throw fail("physical is not an orientation or undefined") }
-        // SPEC §3 lists five tilts; before the first reading there is no tilt to
+        // docs/behaviour.md lists five tilts; before the first reading there is no tilt to
         // report, so `undefined` is accepted then (and only while physical is undefined).
         guard let tilt = object["tilt"] as? String,
             StateLine.tilts.contains(tilt) || (tilt == "undefined" && physical == "undefined")

@@ -52,7 +52,7 @@ struct SyntheticTrace {
         lines.insert(Line(tMs: tMs, fields: [x, y, z]), at: index)
     }
 
-    /// The trace file's text (SPEC §8).
+    /// The trace file's text (docs/traces.md).
     var text: String {
         var out = "# orientd-trace: 1\n# rate_hz: \(number(rateHz))\n# description: \(description)\n"
         out += "# generator: OrientdIntegrationTests SyntheticTrace\nt_ms,x,y,z\n"

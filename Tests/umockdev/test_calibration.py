@@ -1,4 +1,4 @@
-"""Mount matrix, scale and sampling frequency come from sysfs and udev (SPEC §6)."""
+"""Mount matrix, scale and sampling frequency come from sysfs and udev (docs/behaviour.md)."""
 
 import unittest
 
@@ -95,7 +95,7 @@ class ScaleTests(DaemonTestCase):
         self.assertGreaterEqual(float(written), 10.0, written)
         self.assertIn(float(written), available, f"{written} is not one of {available}")
 
-    # SPEC §6 names only in_accel_{x,y,z}_scale and in_accel_scale; cros-ec-accel
+    # docs/behaviour.md names only in_accel_{x,y,z}_scale and in_accel_scale; cros-ec-accel
     # (Chromebook convertibles) names its shared scale plainly `scale`, which
     # iio-sensor-proxy reads too.
     def test_a_shared_by_all_scale_attribute_is_used(self):

@@ -1,4 +1,4 @@
-"""A failing sensor is survived (SPEC §6 Faults, §12)."""
+"""A failing sensor is survived (docs/behaviour.md, Faults and Bad input)."""
 
 import os
 import re

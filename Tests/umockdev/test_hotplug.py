@@ -1,4 +1,4 @@
-"""Hotplug add, remove and re-add are followed live (SPEC §6 Discovery, Faults)."""
+"""Hotplug add, remove and re-add are followed live (docs/behaviour.md, Sensors)."""
 
 import time
 

@@ -1,4 +1,4 @@
-"""The natural geometry comes from the internal panel's first DRM mode (SPEC §5)."""
+"""The natural geometry comes from the internal panel's first DRM mode (docs/behaviour.md, Natural geometry and layout)."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""`orientctl record` against a live sensor gives a trace that replays the same (SPEC §8, §9)."""
+"""`orientctl record` against a live sensor gives a trace that replays the same (docs/traces.md, orientctl(1))."""
 
 import json
 import os

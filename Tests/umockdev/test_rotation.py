@@ -1,11 +1,11 @@
-"""Raw attribute writes reach the published orientation (SPEC §3, §6)."""
+"""Raw attribute writes reach the published orientation (docs/behaviour.md)."""
 
 from harness import DaemonTestCase, NORMAL_RAW
 
 HID = "hid-sensor-hub-accel_3d.umockdev"
 
 #: Raw accel_3d values (x 0.038307 m/s^2) for each pose, in the panel frame
-#: of SPEC §3: left edge up reads +g on x, right edge up -g, upside down +g on y.
+#: of docs/behaviour.md: left edge up reads +g on x, right edge up -g, upside down +g on y.
 POSES = [
     ("left-up", {"x": 256, "y": 0}, 90),
     ("right-up", {"x": -256, "y": 0}, 270),

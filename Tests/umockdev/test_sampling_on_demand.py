@@ -1,4 +1,4 @@
-"""The sensor is sampled only while someone needs it (SPEC §6 Power, §7 get)."""
+"""The sensor is sampled only while someone needs it (docs/behaviour.md, Power; get in docs/protocol.md)."""
 
 import sys
 import time

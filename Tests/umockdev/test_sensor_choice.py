@@ -1,4 +1,4 @@
-"""Accelerometers located in the base are skipped (SPEC §6 Discovery)."""
+"""Accelerometers located in the base are skipped (docs/behaviour.md, Sensors)."""
 
 from harness import DaemonTestCase
 
