@@ -44,13 +44,13 @@ var package = Package(
             name: "orientd",
             dependencies: ["OrientDaemon", "OrientSense", "OrientProtocol"],
             exclude: ["orientd.order"],
-            // Release links with lld: DT_RELR packs the ~25,000 relative
-            // relocations (592 KB of .rela.dyn, read at every start) into a
-            // few KB; identical code folding merges Swift's many identical
-            // thunks and specialisations; and orientd.order (written by
-            // scripts/bench/order.py) puts the ~400 KB of code that runs
-            // first, together, instead of scattered over 5 MB. About 2 MiB
-            // less resident (docs/architecture.md, Memory).
+            // Release links with lld: DT_RELR packs the relative relocations
+            // read at every start, identical code folding merges Swift's many
+            // identical thunks and specialisations, and orientd.order (written
+            // by scripts/bench/order.py) puts the code that runs first,
+            // together. docs/architecture.md, Memory, has the figures (`make
+            // bench` measures them). These flags are unsafe to SwiftPM, so only
+            // this executable carries them: nothing OrientClient reaches may.
             linkerSettings: [
                 .unsafeFlags(
                     [

@@ -23,8 +23,9 @@ package struct SensorError: Error, Sendable, CustomStringConvertible {
 /// the attribute read libiio's local backend does, without an open and close
 /// per reading (issue 7). libiio is loaded with dlopen(3) the
 /// first time buffered capture starts: it brings libxml2, ICU, avahi, D-Bus,
-/// libsystemd and libusb with it, about 2.4 MiB resident that a polled sensor
-/// never needs. This is the only file that calls libiio.
+/// libsystemd and libusb with it, memory a polled sensor never needs
+/// (docs/architecture.md, Memory, has the figure). This is the only file that
+/// calls libiio.
 ///
 /// Owned by the event loop's thread. Stopping sampling closes the raw files and
 /// dropping it releases the libiio context, so an idle daemon holds nothing open.

@@ -45,10 +45,10 @@ public struct ClassifierEvent: Sendable, Equatable {
 /// if let deadline = classifier.nextDeadline { /* arm a timer, then */ classifier.tick(atMs: deadline) }
 /// ```
 ///
-/// A reading costs about 430 instructions, with no libm call in the common
-/// case, yet every decision is the one the definitions above give: angles
-/// are compared through sines and cosines and computed only near a limit
-/// (`AngleReading`), candidate decisions are reused while the vector stays
+/// A reading is cheap, with no libm call in the common case (docs/classifier.md,
+/// Cost, has the figure `make bench` measures), yet every decision is the one
+/// the definitions above give: angles are compared through sines and cosines
+/// and computed only near a limit (`AngleReading`), candidate decisions are reused while the vector stays
 /// clear of every limit they consulted (`CandidateMemo`), a device at rest is
 /// found at its orientation from the steady window's cone alone (`RestCone`),
 /// and the steady and swing tests avoid rescanning their windows
@@ -168,7 +168,7 @@ public struct Classifier: Sendable {
 
     /// `process`, inlined into it and kept apart for ticks (the evaluation it
     /// calls is marked to inline too, which Swift 6.3 no longer does at its
-    /// present size; `@_transparent` would force it, about 20 instructions).
+    /// present size; `@_transparent` would force it, for a few instructions).
     @inline(__always)
     private mutating func processReading(_ sample: Sample) -> ClassifierEvent? {
         let t = sample.tMs

@@ -30,8 +30,8 @@ import OrientProtocol
 /// The readings live in one fixed ring whose capacity is a power of two (a
 /// slot is an index masked, not divided). It stays on the heap: inline (an
 /// `InlineArray`) it would spare a uniqueness check per append, but make the
-/// classifier a 20 KiB value that every copy of an engine or a replay
-/// duplicates.
+/// classifier a value of kilobytes that every copy of an engine or a replay
+/// duplicates (docs/classifier.md, Cost).
 struct SteadyWindow: Sendable {
     /// One raw reading and its magnitude.
     private struct Reading {

@@ -4,8 +4,8 @@ extension StringProtocol {
     ///
     /// The standard library's `contains(_:)` for a substring comes from
     /// `_StringProcessing`, and calling it links that module and the regex
-    /// parser into orientd (about 1.2 MB of code, some of it resident): the
-    /// daemon's substring tests use this instead (docs/architecture.md, Memory).
+    /// parser into orientd: the daemon's substring tests use this instead
+    /// (docs/architecture.md, Memory, says what it costs).
     package func containsText(_ part: some StringProtocol) -> Bool {
         let text = Array(utf8), needle = Array(part.utf8)
         guard !needle.isEmpty else { return true }
