@@ -32,7 +32,8 @@ var package = Package(
         // epoll, timerfd, signalfd and SO_PEERCRED, which Glibc's module lacks.
         .systemLibrary(name: "CLinux"),
         // What daemon and apps share: orientation names and masks, the state,
-        // request and reply messages, JSON, the trace format. No C, no I/O.
+        // request and reply messages, JSON, the trace format. No C, no I/O;
+        // its one system call is MonotonicClock's clock read (package access).
         .target(name: "OrientProtocol"),
         // The pure core: no C, no I/O, no clocks.
         .target(name: "OrientSense", dependencies: ["OrientProtocol"]),
