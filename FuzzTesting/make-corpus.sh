@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates the committed seed corpora in Corpus/<target>/ from the project's
 # own fixtures: request and reply lines from docs/protocol.md and
-# Tests/OrientSenseTests/ProtocolMessageTests.swift, a few small traces from
+# Tests/OrientProtocolTests/ProtocolMessageTests.swift, a few small traces from
 # traces/, systemd/orientd.conf.example (as shipped and with every key set), the
 # mount matrices in systemd's hwdb (/lib/udev/hwdb.d/60-sensor.hwdb, when
 # installed) and the tests, and the scan types the tests use.
@@ -32,8 +32,8 @@ mkdir -p "$corpus/fuzz-request" "$corpus/fuzz-trace" "$corpus/fuzz-config" \
 grep -E '^[←→] \{' "$root/docs/protocol.md" | cut -c5- | sort -u | while IFS= read -r line; do
     printf '%s' "$line" | seed fuzz-request
 done
-grep -ohE '#"\{.*\}?"#' "$root/Tests/OrientSenseTests/ProtocolMessageTests.swift" \
-    "$root/Tests/OrientSenseTests/StateMessageTests.swift" | sed 's/^#"//; s/"#$//' \
+grep -ohE '#"\{.*\}?"#' "$root/Tests/OrientProtocolTests/ProtocolMessageTests.swift" \
+    "$root/Tests/OrientProtocolTests/StateMessageTests.swift" | sed 's/^#"//; s/"#$//' \
     | grep -vF -e '\#(' -e '"#' | sort -u | while IFS= read -r line; do
     printf '%s' "$line" | seed fuzz-request
 done
@@ -50,7 +50,7 @@ printf '# orientd-trace: 1\r\n# mount_matrix: 0, 1, 0; -1, 0, 0; 0, 0, 1\r\n# ra
 # fuzzer starts from a file that sets everything), plus the non-default values.
 seed fuzz-config <"$root/systemd/orientd.conf.example"
 sed -E 's/^# ([a-z-]+ =)/\1/' "$root/systemd/orientd.conf.example" | seed fuzz-config
-printf '[orientation]\nnatural = landscape\ndefault-allowed = portrait, all-but-upside-down\n[sensor]\ndevice = /sys/bus/iio/devices/iio:device0\nmount-matrix = 0, 1, 0; -1, 0, 0; 1, 0, 0 # singular hwdb row\n[limits]\nclients = 1\nreply-buffer = 16777216\n[daemon]\nsocket = /tmp/o.sock\nlock-permission = same-user\nlog-level = debug\n[classifier]\nallow-upside-down = off\nz-sign = -1\nsample-rate = 1e3\n' \
+printf '[orientation]\nnatural = landscape\ndefault-allowed = portrait, all-but-upside-down\nportrait-on-landscape = left-up\n[sensor]\ndevice = /sys/bus/iio/devices/iio:device0\nmount-matrix = 0, 1, 0; -1, 0, 0; 1, 0, 0 # singular hwdb row\n[limits]\nclients = 1\nreply-buffer = 16777216\n[daemon]\nsocket = /tmp/o.sock\nlock-permission = same-user\nlog-level = debug\n[classifier]\nallow-upside-down = off\nz-sign = -1\nsample-rate = 1e3\n' \
     | seed fuzz-config
 
 # fuzz-mount-matrix: every distinct ACCEL_MOUNT_MATRIX in the hwdb, and the
