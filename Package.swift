@@ -60,9 +60,13 @@ var package = Package(
         .executableTarget(name: "tracegen", dependencies: ["OrientSynth", "OrientSense"]),
         // The client library for apps: the socket protocol only, never libiio or libudev.
         .target(name: "OrientClient", dependencies: ["OrientSense"]),
-        .executableTarget(name: "orientctl", dependencies: ["OrientClient", "OrientSense"]),
+        // The calibration's maths: rest detection, the mount-matrix fit and its
+        // checks, hwdb match keys. Pure; never the classifier.
+        .target(name: "OrientCalibration", dependencies: ["OrientSense"]),
+        .executableTarget(name: "orientctl", dependencies: ["OrientClient", "OrientSense", "OrientCalibration"]),
         .testTarget(name: "OrientClientTests", dependencies: ["OrientClient", "OrientSense"]),
         .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientSynth"]),
+        .testTarget(name: "OrientCalibrationTests", dependencies: ["OrientCalibration", "OrientSense"]),
         .testTarget(
             name: "OrientdIntegrationTests",
             dependencies: ["OrientSense", "OrientClient", "CLinux"]
