@@ -89,7 +89,7 @@ struct ProtocolMessageRequestTests {
             (#"{"seq":3}"#, .badArgument, 3, "missing 'op'"),
             (#"{"seq":3,"op":1}"#, .badArgument, 3, "'op' must be a string, not 1"),
             (#"{"seq":3,"op":null}"#, .badArgument, 3, "'op' must be a string, not null"),
-            (#"{"op":"fly","seq":3}"#, .unknownOp, 3, "unknown op 'fly' (expected get, subscribe, unsubscribe, constrain, release, lock, unlock or samples)"),
+            (#"{"op":"fly","seq":3}"#, .unknownOp, 3, "unknown op 'fly' (expected get, subscribe, unsubscribe, constrain, release, lock, unlock, samples or status)"),
             (#"{"op":"GET"}"#, .unknownOp, nil, "'GET'"),
             (#"{"op":""}"#, .unknownOp, nil, "unknown op ''"),
             (#"{"op":"\#(String(repeating: "x", count: 100))"}"#, .unknownOp, nil, "'\(String(repeating: "x", count: 64))…'"),
