@@ -276,6 +276,7 @@ extension DaemonStatus {
     /// Decodes the members of a `status` reply (those besides `type` and `seq`).
     public init(fields: [JSONMember]) throws(ProtocolDecodeError) {
         let root = StatusFields(.object(fields), path: "status")
+        let version = try root.string("version")
         let sensorFields = try root.object("sensor")
         let state: SensorStatus = try sensorFields.enumeration("state")
         var sensor: Sensor?
@@ -296,6 +297,7 @@ extension DaemonStatus {
         } catch {
             throw ProtocolDecodeError("'status.mount_matrix.matrix' is not a mount matrix: \(error.description)")
         }
+        let matrixSource = try matrixFields.string("source")
         let naturalFields = try root.object("natural")
         let zFields = try root.object("z_sign")
         let sign = try zFields.integer("sign")
@@ -323,10 +325,10 @@ extension DaemonStatus {
                 uid: try fields.optionalUInt32("uid"), pid: try fields.optionalInt32("pid")))
         }
         self.init(
-            version: try root.string("version"), configFile: try root.optionalString("config"),
+            version: version, configFile: try root.optionalString("config"),
             mockTrace: try root.optionalString("mock"), sensorState: state, sensor: sensor,
             dmiModalias: try root.optionalString("dmi_modalias"),
-            mountMatrix: Decision(matrix, reason: try matrixFields.string("source")),
+            mountMatrix: Decision(matrix, reason: matrixSource),
             natural: Decision(try naturalFields.enumeration("geometry"), reason: try naturalFields.string("reason")),
             zSign: Decision(sign, reason: try zFields.string("reason")),
             clients: try consumers.count("clients"), subscribers: try consumers.count("subscribers"),

@@ -172,7 +172,7 @@ struct ProtocolMessageRequestTests {
         for name in RequestDecoder.maskNames {
             #expect(throws: Never.self) { try OrientationMask(name: name, natural: .portrait) }
         }
-        #expect(RequestDecoder.ops.count == 8)
+        #expect(RequestDecoder.ops.count == 9)
     }
 }
 
@@ -345,7 +345,7 @@ struct ProtocolMessageStateTests {
     @Test(
         "server messages that cannot be decoded say why",
         arguments: [
-            (#"{"type":"welcome"}"#, "unknown message type 'welcome' (expected hello, state, ok, error or sample)"),
+            (#"{"type":"welcome"}"#, "unknown message type 'welcome' (expected hello, state, ok, error, sample or status)"),
             (#"{"seq":1}"#, "server message has no 'type'"),
             (#"{"type":1}"#, "'type' must be a string, not 1"),
             (#"{"type":"hello","protocol":1}"#, "hello message is missing 'version'"),
