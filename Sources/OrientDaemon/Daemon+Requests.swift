@@ -81,6 +81,7 @@ extension Daemon {
                 return
             }
             lockOwner = client.uid
+            lockSetterPID = client.pid
             persistLock(orientation)
             server.send(Reply.ok(seq: seq), to: client)
             log.info("\(client.name) locks rotation at \(orientation.rawValue)")
@@ -92,6 +93,7 @@ extension Daemon {
                 return
             }
             lockOwner = nil
+            lockSetterPID = nil
             persistLock(nil)
             server.send(Reply.ok(seq: seq), to: client)
             log.info("\(client.name) unlocks rotation")
@@ -100,10 +102,14 @@ extension Daemon {
         case .samples:
             client.wantsSamples = true
             updateDemand()
+            let rate = replay.map { $0.trace.rateHz } ?? sensor?.rateHz ?? config.classifier.sampleRateHz
             server.send(
-                Reply.samplesOK(seq: seq, mountMatrix: engine.mountMatrix, rateHz: replay.map { $0.trace.rateHz } ?? config.classifier.sampleRateHz,
-                    onChange: replay?.trace.onChange ?? false),
+                Reply.samplesOK(
+                    seq: seq, mountMatrix: engine.mountMatrix, rateHz: rate,
+                    onChange: replay?.trace.onChange ?? sensor?.isOnChange ?? false, provenance: samplesProvenance),
                 to: client)
+        case .status:
+            server.send(status.json(seq: seq, limit: RequestDecoder.defaultMaxLineBytes), to: client)
         }
     }
 

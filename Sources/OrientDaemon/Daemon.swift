@@ -34,7 +34,7 @@ public struct DaemonOptions: Sendable {
 /// constraints, the rotation lock and the sensor source (a trace replay, or the
 /// hardware accelerometer).
 public final class Daemon {
-    private let options: DaemonOptions
+    let options: DaemonOptions
     private(set) var config: DaemonConfig
     private(set) var log: Log
     let loop: EventLoop
@@ -49,6 +49,8 @@ public final class Daemon {
     private var replayWallStart = 0.0
     private var replayTraceStart = 0.0
     var lockOwner: UInt32?
+    /// The pid of the client that set the lock, when one did since the daemon started.
+    var lockSetterPID: Int32?
     private var exitCode: Int32 = 0
 
     // The hardware path (no --mock).
@@ -113,7 +115,7 @@ public final class Daemon {
                 log.notice("listening on \(path); natural geometry \(natural.rawValue)")
             } catch {
                 guard options.socketOptional else {
-                    log.error(error.description)
+                    log.error(error.description + Daemon.socketHint(error))
                     return error.exitCode
                 }
                 log.warning("\(error.description); replaying without serving clients")
@@ -126,6 +128,9 @@ public final class Daemon {
             server.onLine = { [unowned self] client, line in self.handle(line, from: client) }
             server.onClose = { [unowned self] client in self.clientGone(client) }
             server.latestState = { [unowned self] in self.state.json() }
+        }
+        if replay != nil, server == nil, !options.print {
+            log.warning("serving nothing: no socket and no --print (add --print to see the states, or --socket PATH to serve clients)")
         }
         publish(state)
         if replay != nil {
@@ -383,6 +388,15 @@ public final class Daemon {
         }
         sensor?.reconfigure(new, log: log)
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")
+    }
+}
+
+extension Daemon {
+    /// A hint for a socket that could not be created by a daemon not running as
+    /// root: the default path is root's.
+    static func socketHint(_ error: ServerError) -> String {
+        guard error.exitCode == 73, geteuid() != 0 else { return "" }
+        return " (not running as root: give --socket a path in a directory you can write, e.g. --socket /tmp/orientd.sock)"
     }
 }
 

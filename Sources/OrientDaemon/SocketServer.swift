@@ -171,7 +171,7 @@ public final class SocketServer {
                 }
             }
         }
-        for (client, code) in failed { drop(client, reason: "write failed: \(String(cString: strerror(code)))") }
+        for (client, code) in failed { drop(client, reason: SocketServer.writeFailure(code)) }
     }
 
     /// Sends `line`, then closes the connection once it is written (or at once if
@@ -198,7 +198,7 @@ public final class SocketServer {
                 watch(client, client.readClosed ? .writable : [.readable, .writable, .hangup])
                 return
             }
-            drop(client, reason: n < 0 ? "write failed: \(String(cString: strerror(errno)))" : "write failed")
+            drop(client, reason: n < 0 ? SocketServer.writeFailure(errno) : "write failed")
             return
         }
         client.writeBuffer.removeAll(keepingCapacity: client.writeBuffer.capacity <= 16384)
@@ -345,6 +345,12 @@ public final class SocketServer {
         // state to every subscriber, and the consequences (its constraints
         // vanishing, a newer state) must follow that loop, not interleave with it.
         loop.schedule(atMs: 0) { [unowned self] in self.onClose(client) }
+    }
+
+    /// Why a write to a client failed, for the log; nil when the client simply
+    /// went away (EPIPE, ECONNRESET: Ctrl-C on `orientctl watch`), an ordinary disconnect.
+    static func writeFailure(_ code: Int32) -> String? {
+        code == EPIPE || code == ECONNRESET ? nil : "write failed: \(String(cString: strerror(code)))"
     }
 
     private static func listen(path: String, log: Log) throws(ServerError) -> Int32 {

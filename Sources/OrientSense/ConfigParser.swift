@@ -389,28 +389,3 @@ private struct Parser {
 private func quoted(_ text: String) -> String { "'\(clip(text))'" }
 
 private func clip(_ text: String) -> String { text.count > 32 ? text.prefix(32) + "..." : text }
-
-/// The closest of `candidates` within edit distance 2 of `word` (case-insensitive), if any.
-private func suggestion(for word: String, among candidates: [String]) -> String? {
-    let w = Array(word.lowercased().utf8)
-    guard w.count <= 64 else { return nil }
-    var best: (name: String, distance: Int)?
-    for candidate in candidates {
-        let d = editDistance(w, Array(candidate.utf8))
-        if d <= 2, d < (best?.distance ?? Int.max) { best = (candidate, d) }
-    }
-    return best?.name
-}
-
-/// Levenshtein distance between two byte strings.
-private func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    var previous = Array(0...b.count)
-    for (i, x) in a.enumerated() {
-        var current = [i + 1] + Array(repeating: 0, count: b.count)
-        for (j, y) in b.enumerated() {
-            current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
-}

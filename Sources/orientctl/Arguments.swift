@@ -4,6 +4,8 @@ import OrientSense
 enum Invocation: Equatable {
     /// Print help (the whole tool's when `command` is nil) and exit 0.
     case help(command: String?)
+    /// Print the version and exit 0.
+    case version
     /// A usage error: print `message` and the hint for `command`, exit 64.
     case usageError(message: String, command: String?)
     case run(Options, Command)
@@ -13,6 +15,8 @@ enum Invocation: Equatable {
 struct Options: Equatable {
     var socket: String?
     var json = false
+    /// `watch --no-wait`: fail at once when the daemon is not up.
+    var noWait = false
 }
 
 /// A command and its arguments, validated.
@@ -25,10 +29,21 @@ enum Command: Equatable {
     case hold(mask: [String], argv: [String])
     /// Record samples to `path` (`-` is standard output), for `duration` seconds or until a signal.
     case record(path: String, duration: Double?)
+    /// What the daemon sees and why, with a fix for each problem.
+    case status
 }
 
 /// The command names, in the order the help lists them.
-let commandNames = ["get", "watch", "lock", "unlock", "hold", "record"]
+let commandNames = ["get", "watch", "lock", "unlock", "hold", "record", "status"]
+
+/// The options, for "did you mean".
+let optionNames = ["--socket", "--json", "--help", "--version", "--duration", "--no-wait"]
+
+/// `message`, and "did you mean 'X'?" when one of `candidates` is close to `word`.
+func withSuggestion(_ message: String, for word: String, among candidates: [String]) -> String {
+    guard let near = suggestion(for: word, among: candidates) else { return message }
+    return "\(message); did you mean '\(near)'?"
+}
 
 /// Parses `orientctl [--socket PATH] [--json] COMMAND [ARGS...]`.
 ///
@@ -67,6 +82,13 @@ func parseArguments(_ arguments: [String]) -> Invocation {
         switch argument {
         case "-h", "--help":
             return .help(command: command)
+        case "--version":
+            return .version
+        case "--no-wait":
+            guard command == "watch" else {
+                return .usageError(message: "--no-wait is an option of watch", command: command)
+            }
+            options.noWait = true
         case "--json":
             options.json = true
         case "--socket",
@@ -87,11 +109,14 @@ func parseArguments(_ arguments: [String]) -> Invocation {
         case "-":
             positional.append(argument)
         case _ where argument.hasPrefix("-"):
-            return .usageError(message: "unknown option '\(argument)'", command: command)
+            let name = String(argument.prefix { $0 != "=" })
+            return .usageError(
+                message: withSuggestion("unknown option '\(argument)'", for: name, among: optionNames), command: command)
         default:
             if command == nil {
                 guard commandNames.contains(argument) else {
-                    return .usageError(message: "unknown command '\(argument)'", command: nil)
+                    return .usageError(
+                        message: withSuggestion("unknown command '\(argument)'", for: argument, among: commandNames), command: nil)
                 }
                 command = argument
             } else {
@@ -114,6 +139,8 @@ func parseArguments(_ arguments: [String]) -> Invocation {
         return positional.isEmpty ? .run(options, .get) : tooMany()
     case "watch":
         return positional.isEmpty ? .run(options, .watch) : tooMany()
+    case "status":
+        return positional.isEmpty ? .run(options, .status) : tooMany()
     case "unlock":
         return positional.isEmpty ? .run(options, .unlock) : tooMany()
     case "lock":
@@ -122,7 +149,9 @@ func parseArguments(_ arguments: [String]) -> Invocation {
         if name == "current" { return .run(options, .lock(.current)) }
         guard let orientation = Orientation(name: name), orientation != .undefined else {
             return .usageError(
-                message: "cannot lock to '\(name)' (expected current, normal, left-up, bottom-up or right-up)",
+                message: withSuggestion(
+                    "cannot lock to '\(name)' (expected current, normal, left-up, bottom-up or right-up)", for: name,
+                    among: ["current", "normal", "left-up", "bottom-up", "right-up"]),
                 command: command)
         }
         return .run(options, .lock(.orientation(orientation)))
@@ -132,7 +161,9 @@ func parseArguments(_ arguments: [String]) -> Invocation {
         }
         let names = maskText.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         for name in names where !RequestDecoder.maskNames.contains(name) {
-            return .usageError(message: MaskError.unknownName(name).description, command: command)
+            return .usageError(
+                message: withSuggestion(MaskError.unknownName(name).description, for: name, among: RequestDecoder.maskNames),
+                command: command)
         }
         guard let argv = trailing, !argv.isEmpty else {
             return .usageError(message: "hold needs a COMMAND to run after the MASK", command: command)

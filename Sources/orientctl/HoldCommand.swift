@@ -10,17 +10,40 @@ import Synchronization
 /// passed on to the command, except those the terminal sent (the command, in the
 /// same foreground process group, already has them). If orientctl is killed
 /// outright, the daemon drops the constraint when the connection closes.
+/// When the daemon cannot be reached, the command runs anyway (a launcher
+/// wrapped in `hold` must not lose its app), with a warning on stderr, and the
+/// constraint is registered as soon as the daemon answers.
 enum HoldCommand {
     static func run(_ client: OrientClient, mask: [String], argv: [String]) async -> Int32 {
         let relay = SignalRelay()
         SignalPipe.install([SIGINT, SIGTERM, SIGHUP]) { signal, fromTerminal in
             relay.deliver(signal, fromTerminal: fromTerminal)
         }
-        let handle: ConstraintHandle
+        let id = "orientctl-hold-\(getpid())"
+        let held = Mutex<ConstraintHandle?>(nil)
+        let maskText = mask.joined(separator: ",")
+        var retry: Task<Void, Never>?
         do {
-            handle = try await client.constrain(id: "orientctl-hold-\(getpid())", allow: mask)
+            let handle = try await client.constrain(id: id, allow: mask)
+            held.withLock { $0 = handle }
+            Output.error("allowing only \(maskText) while \(argv[0]) runs")
         } catch {
-            return ExitStatus.report(error)
+            // The command matters more than the constraint: run it anyway, and
+            // keep trying to register the constraint while it runs.
+            Output.error("warning: \(error.description); running \(argv[0]) without the constraint (retrying while it runs)")
+            retry = Task {
+                var delayMs = 250
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(delayMs))
+                    guard !Task.isCancelled else { return }
+                    if let handle = try? await client.constrain(id: id, allow: mask) {
+                        held.withLock { $0 = handle }
+                        Output.error("orientd is back: allowing only \(maskText) while \(argv[0]) runs")
+                        return
+                    }
+                    delayMs = min(delayMs * 2, 5000)
+                }
+            }
         }
         let status: Int32
         switch relay.spawn(argv) {
@@ -33,12 +56,16 @@ enum HoldCommand {
             status = await ChildProcess.wait(pid)
             relay.childExited()
         }
-        do {
-            try await handle.release()
-        } catch {
-            // The command's status matters more; the daemon drops the constraint
-            // anyway when this process exits and the connection closes.
-            Output.error("releasing the constraint: \(error)")
+        retry?.cancel()
+        await retry?.value
+        if let handle = held.withLock({ $0 }) {
+            do {
+                try await handle.release()
+            } catch {
+                // The command's status matters more; the daemon drops the constraint
+                // anyway when this process exits and the connection closes.
+                Output.error("releasing the constraint: \(error)")
+            }
         }
         return status
     }
