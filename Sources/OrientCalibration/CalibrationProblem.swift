@@ -58,7 +58,7 @@ public enum CalibrationProblem: Error, Sendable, Equatable, CustomStringConverti
 }
 
 /// `12.3`: one decimal, no trailing `.0` for whole numbers.
-func oneDecimal(_ value: Double) -> String {
+package func oneDecimal(_ value: Double) -> String {
     let tenths = (value * 10).rounded()
     if tenths.truncatingRemainder(dividingBy: 10) == 0 { return String(Int64(tenths / 10)) }
     return String(tenths / 10)

@@ -27,7 +27,7 @@ public struct HwdbEntry: Sendable, Equatable {
     /// entry in it: an entry with the same key has its `ACCEL_MOUNT_MATRIX`
     /// replaced (other properties, such as `ACCEL_LOCATION`, stay); otherwise the
     /// entry is appended after a blank line.
-    public func merged(into existing: String) -> String {
+    public func merged(into existing: String) -> (text: String, replaced: Bool) {
         var lines = existing.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         if let keyLine = lines.firstIndex(where: { $0.trimmingTrailingSpaces() == key }) {
@@ -48,11 +48,11 @@ public struct HwdbEntry: Sendable, Equatable {
             }
             if !replaced { output.append(" ACCEL_MOUNT_MATRIX=\(matrix)") }
             output += lines[index...]
-            return output.joined(separator: "\n") + "\n"
+            return (output.joined(separator: "\n") + "\n", true)
         }
         let body = lines.joined(separator: "\n")
-        if body.isEmpty { return text }
-        return body + "\n\n" + text
+        if body.isEmpty { return (text, false) }
+        return (body + "\n\n" + text, false)
     }
 }
 

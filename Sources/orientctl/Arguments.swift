@@ -31,13 +31,15 @@ enum Command: Equatable {
     case record(path: String, duration: Double?)
     /// What the daemon sees and why, with a fix for each problem.
     case status
+    /// The mount-matrix wizard.
+    case calibrate(CalibrateOptions)
 }
 
 /// The command names, in the order the help lists them.
-let commandNames = ["get", "watch", "lock", "unlock", "hold", "record", "status"]
+let commandNames = ["get", "watch", "lock", "unlock", "hold", "record", "status", "calibrate"]
 
 /// The options, for "did you mean".
-let optionNames = ["--socket", "--json", "--help", "--version", "--duration", "--no-wait"]
+let optionNames = ["--socket", "--json", "--help", "--version", "--duration", "--no-wait"] + CalibrateOptions.optionNames
 
 /// `message`, and "did you mean 'X'?" when one of `candidates` is close to `word`.
 func withSuggestion(_ message: String, for word: String, among candidates: [String]) -> String {
@@ -55,6 +57,7 @@ func parseArguments(_ arguments: [String]) -> Invocation {
     var positional: [String] = []
     var duration: Double?
     var trailing: [String]?  // hold's COMMAND..., everything after `--`
+    var calibrate = CalibrateOptions()
     var index = 0
 
     func value(for option: String) -> String? {
@@ -106,10 +109,17 @@ func parseArguments(_ arguments: [String]) -> Invocation {
                 return .usageError(message: "--duration needs a positive number of seconds", command: command)
             }
             duration = seconds
+        case _ where command == "calibrate" && CalibrateOptions.optionNames.contains(String(argument.prefix { $0 != "=" })):
+            if let message = calibrate.apply(String(argument.prefix { $0 != "=" }), value: { value(for: argument) }) {
+                return .usageError(message: message, command: command)
+            }
         case "-":
             positional.append(argument)
         case _ where argument.hasPrefix("-"):
             let name = String(argument.prefix { $0 != "=" })
+            if CalibrateOptions.optionNames.contains(name) {
+                return .usageError(message: "\(name) is an option of calibrate", command: command)
+            }
             return .usageError(
                 message: withSuggestion("unknown option '\(argument)'", for: name, among: optionNames), command: command)
         default:
@@ -169,6 +179,10 @@ func parseArguments(_ arguments: [String]) -> Invocation {
             return .usageError(message: "hold needs a COMMAND to run after the MASK", command: command)
         }
         return .run(options, .hold(mask: names, argv: argv))
+    case "calibrate":
+        calibrate.traces = positional
+        if let message = calibrate.problem() { return .usageError(message: message, command: command) }
+        return .run(options, .calibrate(calibrate))
     case "record":
         guard let path = positional.first else {
             return .usageError(message: "record needs a FILE ('-' for standard output)", command: command)

@@ -28,6 +28,7 @@ case .run(let options, let command):
     case .hold(let mask, let argv): status = await HoldCommand.run(client, mask: mask, argv: argv)
     case .record(let path, let duration): status = await RecordCommand.run(client, path: path, duration: duration)
     case .status: status = await StatusCommand.run(client, json: options.json)
+    case .calibrate(let calibrate): status = await CalibrateCommand.run(client, options: calibrate)
     }
 }
 exit(status)
