@@ -14,6 +14,7 @@ enum Help {
           hold MASK -- COMMAND...      allow only MASK while COMMAND runs; exit with its status
           record FILE                  record sensor samples to a trace file ('-': standard output)
           status                       what orientd sees and why, and how to fix what is wrong
+          calibrate [TRACE...]         find the sensor's mount matrix from three poses; print the hwdb fix
 
         Options:
           --socket PATH   the daemon's socket (default: $ORIENTD_SOCKET, else /run/orientd/orientd.sock)
@@ -106,6 +107,38 @@ enum Help {
                 holds them. Also says whether iio-sensor-proxy competes for the sensor.
                 Each problem found comes with a one-line fix. Exits 0 when orientd
                 answered, 69 when it could not be reached (the report says why).
+
+                """
+        case "calibrate":
+            return """
+                usage: orientctl [--socket PATH] calibrate [--write] [--hwdb-file FILE] [--rest SECONDS]
+                                 [--match-key KEY] [--non-interactive] [TRACE | UPRIGHT LEFT-UP FACE-UP]
+
+                Fixes a screen that rotates the wrong way: finds the accelerometer's mount
+                matrix from three poses (upright in the natural orientation, left edge up,
+                lying face up), shows what each pose gives under the matrix in use and
+                under the new one, and prints a hwdb entry with this device's match key.
+                It offers to write it to /etc/udev/hwdb.d/61-sensor-local.hwdb, and prints
+                the systemd-hwdb update and udevadm trigger steps, the orientd config
+                alternative (mount-matrix) and how to send the entry to systemd.
+
+                Without TRACE it asks for each pose and reads the raw samples from orientd
+                (which gives them to root: run it with sudo), waiting for the device to
+                rest. With TRACE (orientctl record) it takes the poses from the recording:
+                one trace holding the three poses in order, the device moved between
+                them, or one trace per pose.
+
+                  --write            write the entry without asking
+                  --hwdb-file FILE   the local hwdb file (default /etc/udev/hwdb.d/61-sensor-local.hwdb)
+                  --rest SECONDS     how long each pose must be held still (0.2 to 10, default 1)
+                  --match-key KEY    write the entry under KEY instead of the derived one
+                  --non-interactive  never ask: poses from TRACE, the first key, write only with --write
+
+                Refuses, saying why, when the device moves or the readings are too noisy,
+                a pose is ambiguous, the poses contradict each other, there is no
+                accelerometer, or the file may not be written. Exits 0 when done, 65 when
+                the poses cannot be used, 69 without orientd or an accelerometer, 77 when
+                not permitted.
 
                 """
         default:
