@@ -8,10 +8,13 @@ The convention (docs/examples.md):
   lines after it, up to the next `$ `, are exactly what it prints on stdout.
   `…` in an expected line stands for any text; a line `[exit N]` says the
   command exits N (otherwise it must exit 0).
-- In a *script* (no `$ ` lines), every line is a command that must exit 0.
 - `<!-- illustrative -->` (or `<!-- illustrative: why -->`) on the line before
   the fence skips a block that cannot run here: it needs hardware, root, the
   system's daemon, or runs until stopped.
+- A block that is neither a session nor marked is an error, and is not run:
+  commands are only run when a `$ ` says they are meant to be (so an unmarked
+  `make install` or `systemctl` line never runs on a build machine). Nor is a
+  session command that starts with `sudo`.
 - Commands of one block share one shell: a command ending in `&` runs in the
   background (until the block ends), and when it names `--socket PATH` the next
   command waits until PATH is a socket. Paths under `/tmp/` are moved to a
@@ -51,11 +54,14 @@ class Block:
     def where(self):
         return f"{self.path.relative_to(REPO)}:{self.line}"
 
+    @property
+    def session(self):
+        return any(line.startswith("$ ") for line in self.lines)
+
     def commands(self):
-        """[(command, expected lines or None, expected exit status)] in order."""
-        session = any(line.startswith("$ ") for line in self.lines)
+        """[(command, expected lines, expected exit status)] in order."""
         result = []
-        if session:
+        if self.session:
             for line in self.lines:
                 if line.startswith("$ "):
                     result.append([line[2:], [], 0])
@@ -65,10 +71,6 @@ class Block:
                         result[-1][2] = int(exit_line.group(1))
                     else:
                         result[-1][1].append(line)
-        else:
-            for line in self.lines:
-                if line.strip() and not line.lstrip().startswith("#"):
-                    result.append([line, None, 0])
         # A command continued with a trailing backslash takes the next command's text.
         merged = []
         for command, expected, status in result:
@@ -166,6 +168,11 @@ def shell_quote(text):
 
 def check_block(block):
     """None when the block runs as shown; otherwise what differs."""
+    if not block.session:
+        return "  it is not a session (no `$ ` lines), so it is not run; write each command as `$ command` followed by what it prints"
+    for command, _, _ in block.commands():
+        if command.lstrip().startswith("sudo"):
+            return f"  $ {command}\n  needs root, so it is not run"
     work = tempfile.mkdtemp(prefix="orientd-docs-")
     try:
         results = run_block(block, work)
@@ -202,7 +209,7 @@ class DocumentExamplesTests(unittest.TestCase):
                 checked += 1
                 problem = check_block(block)
                 if problem:
-                    failures.append(f"{block.where}: the ```{block.language} block differs from what it shows:\n"
+                    failures.append(f"{block.where}: the ```{block.language} block does not run as shown:\n"
                                     f"{problem}\n  {HOW_TO_MARK}")
         self.assertFalse(failures, "\n\n" + "\n\n".join(failures))
         self.assertGreater(checked, 0, "no example was checked")
@@ -241,6 +248,15 @@ class ConventionTests(unittest.TestCase):
         problem = check_block(block)
         self.assertIn("shows:\n    1900\n  prints:\n    1850", problem)
         self.assertEqual(block.line, 3)
+
+    def test_an_unmarked_block_that_is_not_a_session_is_an_error_and_is_not_run(self):
+        """a plain command listing is neither run nor passed: it must be a session or be marked"""
+        marker = Path(tempfile.mkdtemp(prefix="orientd-docs-ran-")) / "ran"
+        self.addCleanup(shutil.rmtree, marker.parent, True)
+        block = self.parse(f"```sh\ntouch {marker}\n```\n")[0]
+        self.assertIn("it is not a session", check_block(block))
+        self.assertFalse(marker.exists(), "the block ran")
+        self.assertIn("needs root", check_block(self.parse("```console\n$ sudo true\n```\n")[0]))
 
 
 if __name__ == "__main__":
