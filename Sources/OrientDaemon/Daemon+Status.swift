@@ -5,10 +5,13 @@ import OrientSense
 
 /// The `status` request: what the daemon sees and why, from one place.
 extension Daemon {
-    /// The sign of z and why it was chosen. Today the hwdb convention holds
-    /// everywhere (face up reads +g on z after the mount matrix); a per-device
-    /// decision belongs here, so `status` and the classifier agree on it.
-    var zSignDecision: DaemonStatus.Decision<Int> { DaemonStatus.Decision(1, reason: "default") }
+    /// The sign of z and why it was chosen: the config's `z-sign`, else the
+    /// hwdb convention (face up reads +g on z after the mount matrix). A
+    /// per-device decision belongs here, so `status` and the classifier agree.
+    var zSignDecision: DaemonStatus.Decision<Int> {
+        let sign = engine.classifier.config.zSign < 0 ? -1 : 1
+        return DaemonStatus.Decision(sign, reason: config.classifier.zSign == ClassifierConfig().zSign ? "default" : "config")
+    }
 
     /// The natural geometry in use and why: the config pins it, or the internal
     /// panel's mode decided, or nothing was found and portrait is the default.

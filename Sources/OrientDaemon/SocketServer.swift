@@ -171,7 +171,7 @@ public final class SocketServer {
                 }
             }
         }
-        for (client, code) in failed { drop(client, reason: SocketServer.writeFailure(code)) }
+        for (client, code) in failed { dropAfterWriteFailure(client, code) }
     }
 
     /// Sends `line`, then closes the connection once it is written (or at once if
@@ -198,7 +198,7 @@ public final class SocketServer {
                 watch(client, client.readClosed ? .writable : [.readable, .writable, .hangup])
                 return
             }
-            drop(client, reason: n < 0 ? SocketServer.writeFailure(errno) : "write failed")
+            if n < 0 { dropAfterWriteFailure(client, errno) } else { drop(client, reason: "write failed") }
             return
         }
         client.writeBuffer.removeAll(keepingCapacity: client.writeBuffer.capacity <= 16384)
@@ -347,10 +347,17 @@ public final class SocketServer {
         loop.schedule(atMs: 0) { [unowned self] in self.onClose(client) }
     }
 
-    /// Why a write to a client failed, for the log; nil when the client simply
-    /// went away (EPIPE, ECONNRESET: Ctrl-C on `orientctl watch`), an ordinary disconnect.
-    static func writeFailure(_ code: Int32) -> String? {
-        code == EPIPE || code == ECONNRESET ? nil : "write failed: \(String(cString: strerror(code)))"
+    /// Drops a client a write failed for. A client that went away (EPIPE,
+    /// ECONNRESET: Ctrl-C on `orientctl watch`) is an ordinary disconnect,
+    /// logged at info level; any other failure is worth a notice.
+    private func dropAfterWriteFailure(_ client: ClientConnection, _ code: Int32) {
+        let reason = "write failed: \(String(cString: strerror(code)))"
+        guard code == EPIPE || code == ECONNRESET else {
+            drop(client, reason: reason)
+            return
+        }
+        log.info("\(client.name) went away (\(reason))")
+        drop(client, reason: nil)
     }
 
     private static func listen(path: String, log: Log) throws(ServerError) -> Int32 {
