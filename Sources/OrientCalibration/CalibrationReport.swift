@@ -46,7 +46,7 @@ public struct CalibrationReport: Sendable {
         switch fit.kind {
         case .signedPermutation(let offset):
             lines.append(
-                "The sensor's axes lie along the panel's (the matrix swaps or reverses them)"
+                "The sensor's axes lie along the panel's, swapped or reversed"
                     + (offset < 0.5 ? "." : " (your poses were within \(oneDecimal(offset))° of that)."))
         case .rotation(let offset):
             lines.append(
@@ -54,7 +54,7 @@ public struct CalibrationReport: Sendable {
         }
         if fit.mirrored {
             lines.append(
-                "The new matrix is a mirror image (determinant -1), as most in systemd's hwdb are and as HID sensor hubs need: the sensor's z axis points the other way from the panel's x × y, and the matrix keeps lying face up reading +z, as the hwdb convention and iio-sensor-proxy's tilt expect.")
+                "The new matrix is mirrored (determinant -1), as most in systemd's hwdb are: it keeps lying face up reading +z, as the hwdb convention and iio-sensor-proxy's tilt expect.")
         }
         return lines.joined(separator: "\n")
     }
