@@ -131,6 +131,37 @@ class CalibrationRoundTripTests(DaemonTestCase):
                 self.classify_with(printed, rows)
                 print(f"[timing] {text}: calibrate {_b - _a:.2f} s, classify {_t.monotonic() - _b:.2f} s")
 
+    def test_poses_recorded_off_the_device_in_one_trace_give_the_matrix(self):
+        """orientctl record of the three poses in one trace, then calibrate --non-interactive on it, gives the matrix and the device's key"""
+        rows = parse_matrix("0, 1, 0; 1, 0, 0; 0, 0, 1")
+        samples = self.connect()
+        self.assertEqual(samples.request("samples")["type"], "ok")
+        trace = os.path.join(self.workdir, "poses.trace")
+        recorder = subprocess.Popen([str(ORIENTCTL), "--socket", self.daemon.socket, "record", trace],
+                                    env=self.sysfs.environment(), stderr=subprocess.PIPE)
+        try:
+            for pose in POSES:
+                self.hold(rows, PANEL[pose])
+                expected = [round(v / SCALE) * SCALE for v in sensor_reading(rows, PANEL[pose])]
+                # Held until 40 readings of the pose went by (0.8 s at 50 Hz): a rest the wizard can see.
+                seen = 0
+                while seen < 40:
+                    sample = samples.wait_message("sample", 2.0)
+                    close = all(abs(sample[axis] - value) < 0.01 for axis, value in zip("xyz", expected))
+                    seen = seen + 1 if close else 0
+            recorder.send_signal(2)
+            self.assertEqual(recorder.wait(timeout=10), 0, recorder.stderr.read())
+        finally:
+            if recorder.poll() is None:
+                recorder.kill()
+                recorder.wait()
+            recorder.stderr.close()
+        result = self.run_tool([str(ORIENTCTL), "--socket", self.daemon.socket, "calibrate", "--non-interactive",
+                                "--rest", "0.5", trace], timeout=20)
+        self.assertEqual(result.returncode, 0, f"{result.stdout}\n{result.stderr}")
+        self.assertEqual(entry_in(result.stdout), (KEY, "0, 1, 0; 1, 0, 0; 0, 0, 1"), result.stdout)
+        self.assertNotIn("Write it", result.stdout, "--non-interactive never asks")
+
 
 def _proper(rows):
     """What the wizard prints for a hwdb matrix: itself, or, for the two whose
