@@ -67,7 +67,7 @@ public struct CalibrationReport: Sendable {
             + CalibrationPose.allCases.map { pose in
                 let raw = poses[pose].mean
                 return (
-                    pose.phrase, PanelPose(raw: raw, matrix: current).description,
+                    pose.phrase, PanelPose(raw: raw, matrix: current, zSign: zSign ?? 1).description,
                     PanelPose(raw: raw, matrix: fit.matrix).description
                 )
             }

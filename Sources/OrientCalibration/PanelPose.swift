@@ -45,9 +45,10 @@ public struct PanelPose: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The pose of the sensor-frame reading `raw` under `matrix`.
-    public init(raw: Vector3, matrix: MountMatrix) {
-        self.init(panel: matrix.apply(raw))
+    /// The pose of the sensor-frame reading `raw` under `matrix`, for a daemon
+    /// whose z sign is `zSign` (−1: it takes lying face up to read −z).
+    public init(raw: Vector3, matrix: MountMatrix, zSign: Int = 1) {
+        self.init(panel: matrix.apply(raw) * Vector3(1, 1, zSign < 0 ? -1 : 1))
     }
 
     /// `left-up, vertical` or `flat (keeps the last orientation), face-up`.
