@@ -18,8 +18,8 @@ import subprocess
 from pathlib import Path
 
 from calibration_support import (
-    ORIENTATIONS, PANEL, POSES, Wizard, entry_in, equivalent, hwdb_matrices, parse_matrix, rotation_about_z,
-    sensor_reading, write_trace)
+    ORIENTATIONS, PANEL, POSES, Wizard, as_daemon_reads, entry_in, equivalent, hwdb_matrices, parse_matrix,
+    rotation_about_z, sensor_reading, write_trace)
 from harness import ORIENTCTL, ROTATE_S, DaemonTestCase
 
 KIOX000A = "i2c-kiox000a.umockdev"
@@ -31,10 +31,16 @@ KEY = "sensor:modalias:acpi:KIOX000A*:dmi:*svnLENOVO:pn81H3:*"
 REST = "0.3"
 
 
-class CalibrationRoundTripTests(DaemonTestCase):
+class CalibrationTestCase(DaemonTestCase):
+    """A daemon with the fake KIOX000A sensor and a DMI identity, and the
+    wizard driven through its prompts."""
+
+    #: The machine's DMI modalias in the testbed.
+    dmi = DMI
+
     def setUp(self):
         super().setUp()
-        self.sysfs.testbed.add_from_string(f"P: /devices/virtual/dmi/id\nE: SUBSYSTEM=dmi\nA: modalias={DMI}\\n\n")
+        self.sysfs.testbed.add_from_string(f"P: /devices/virtual/dmi/id\nE: SUBSYSTEM=dmi\nA: modalias={self.dmi}\\n\n")
         self.device = self.sysfs.add(KIOX000A)
         Path(self.workdir, "orientd.conf").write_text("[orientation]\nnatural = portrait\n[classifier]\nsample-rate = 50\n")
         self.start_daemon()
@@ -47,9 +53,10 @@ class CalibrationRoundTripTests(DaemonTestCase):
         raw = sensor_reading(rows, panel)
         self.sysfs.set_raw(self.device, x=round(raw[0] / SCALE), y=round(raw[1] / SCALE), z=round(raw[2] / SCALE))
 
-    def calibrate(self, rows):
+    def calibrate(self, rows, key_answer=None):
         """Runs the wizard through the three poses of a sensor mounted per `rows`,
-        answering yes to writing the entry; its output."""
+        answering `key_answer` when it asks for a key and yes to writing the
+        entry; its output."""
         wizard = Wizard([str(ORIENTCTL), "--socket", self.daemon.socket, "calibrate", "--rest", REST,
                          "--hwdb-file", self.hwdb], self.sysfs.environment())
         try:
@@ -58,6 +65,9 @@ class CalibrationRoundTripTests(DaemonTestCase):
                 self.hold(rows, PANEL[pose])
                 wizard.send("\n")
                 wizard.expect(r"got it: ")
+            if key_answer is not None:
+                wizard.expect(r"Which key\? \[1-3, Enter for 1\] ")
+                wizard.send(key_answer + "\n")
             match = wizard.expect(r"Write it to .*\? \[y/N\] |nothing to change")
             if match.group(0).startswith("Write"):
                 wizard.send("y\n")
@@ -97,6 +107,9 @@ class CalibrationRoundTripTests(DaemonTestCase):
         state = self.watcher.wait_state(lambda s: s["tilt"] == "face-up", ROTATE_S, f"face-up under {printed}")
         self.assertEqual(state["physical"], order[-1], "lying face up keeps the orientation")
 
+
+
+class CalibrationRoundTripTests(CalibrationTestCase):
     def test_every_hwdb_matrix_is_recovered_and_then_classified_right(self):
         """every distinct matrix in systemd's hwdb is recovered by the wizard, and orientd given the printed entry classifies all four orientations and face up right"""
         matrices = hwdb_matrices()
@@ -120,7 +133,8 @@ class CalibrationRoundTripTests(DaemonTestCase):
                 if rows is turned:
                     self.assertIn("mounted at an angle: 30°", output)
                 else:
-                    self.assertEqual(parse_matrix(printed), [[v + 0.0 for v in row] for row in _proper(rows)], output)
+                    # The matrix itself; for the two whose z row is a stray copy of another, the one orientd uses.
+                    self.assertEqual(parse_matrix(printed), as_daemon_reads(rows), output)
                 with open(self.hwdb) as f:
                     written = f.read()
                 self.assertIn(f"{KEY}\n ACCEL_MOUNT_MATRIX={printed}\n", written)
@@ -163,11 +177,25 @@ class CalibrationRoundTripTests(DaemonTestCase):
         self.assertNotIn("Write it", result.stdout, "--non-interactive never asks")
 
 
-def _proper(rows):
-    """What the wizard prints for a hwdb matrix: itself, or, for the two whose
-    z row is a stray copy of another row, the matrix orientd actually uses."""
-    from calibration_support import as_daemon_reads
-    return as_daemon_reads(rows)
+class CalibrationKeyChoiceTests(CalibrationTestCase):
+    """A machine whose firmware left its DMI names as placeholders: the wizard
+    cannot tell which key is right, lists narrower ones and asks."""
+
+    dmi = ("dmi:bvnAmericanMegatrendsInc.:bvr5.6.5:bd07/25/2014:svnTobefilledbyO.E.M.:pnTobefilledbyO.E.M.:"
+           "pvrTobefilledbyO.E.M.:rvnAMICorporation:rnAptioCRB:rvrTobefilledbyO.E.M.:cvnToBeFilledByO.E.M.:ct3:")
+
+    def test_placeholder_dmi_names_make_the_wizard_ask_which_key(self):
+        """with placeholder DMI names the wizard explains, lists narrower keys, and writes the one chosen"""
+        rows = parse_matrix("-1, 0, 0; 0, -1, 0; 0, 0, 1")
+        output = self.calibrate(rows, key_answer="2")
+        self.assertIn("placeholder", output)
+        self.assertIn("1. sensor:modalias:acpi:KIOX000A*:dmi:*rvnAMICorporation:rnAptioCRB:*", output)
+        chosen = "sensor:modalias:acpi:KIOX000A*:dmi:bvnAmericanMegatrendsInc.:bvr5.6.5:bd07/25/2014:*"
+        self.assertIn(f"2. {chosen}", output)
+        self.assertEqual(entry_in(output), (chosen, "-1, 0, 0; 0, -1, 0; 0, 0, 1"))
+        with open(self.hwdb) as f:
+            self.assertIn(f"{chosen}\n ACCEL_MOUNT_MATRIX=-1, 0, 0; 0, -1, 0; 0, 0, 1\n", f.read())
+
 
 
 def pose_segment(vector, count=75, noise=0.0, turn_degrees=0.0, seed=1):
@@ -191,7 +219,7 @@ class CalibrationRefusalTests(DaemonTestCase):
 
     IDENTITY = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
 
-    def run_traces(self, segments, *extra, env=None):
+    def run_traces(self, segments, *extra):
         """calibrate --non-interactive on three pose traces built from `segments`."""
         paths = []
         for pose, segment in zip(POSES, segments):
@@ -200,7 +228,7 @@ class CalibrationRefusalTests(DaemonTestCase):
             paths.append(path)
         return subprocess.run(
             [str(ORIENTCTL), "--socket", os.path.join(self.workdir, "none.sock"), "calibrate", "--non-interactive",
-             *extra, *paths], capture_output=True, text=True, timeout=20, env=env)
+             *extra, *paths], capture_output=True, text=True, timeout=20)
 
     def good(self, pose):
         return pose_segment(sensor_reading(self.IDENTITY, PANEL[pose]), noise=0.03)
@@ -242,6 +270,12 @@ class CalibrationRefusalTests(DaemonTestCase):
         diagonal = (PANEL["left-up"][0] * 0.7071, PANEL["upright"][1] * 0.7071, 0.0)
         segments = [self.good("upright"), pose_segment(diagonal, noise=0.03), self.good("face-up")]
         self.assertRefused(self.run_traces(segments), 65, "pose left-up (left edge up) is ambiguous", "45°")
+
+    def test_a_wrong_number_of_traces_is_a_usage_error(self):
+        """two traces (neither one sequence nor one per pose) is a usage error"""
+        result = self.run_traces([self.good("upright"), self.good("left-up")])
+        self.assertEqual(result.returncode, 64, result.stderr)
+        self.assertIn("three traces (upright, left-up, face-up)", result.stderr)
 
     def test_a_malformed_trace_is_refused_naming_file_line_and_column(self):
         """a malformed trace is refused with its file, line and column"""
