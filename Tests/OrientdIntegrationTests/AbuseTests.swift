@@ -787,6 +787,9 @@ struct AbuseTests {
             }
         }
         #expect(roundsTriggered > 0, "the app's hang-up was never seen as a failed write; the race was not reproduced")
+        // A peer that hung up is an ordinary disconnect: never a notice (Ctrl-C on `orientctl watch`).
+        let noisy = daemon.stderr.split(separator: "\n").filter { $0.contains("Broken pipe") && !$0.hasPrefix("orientd: info: ") }
+        #expect(noisy.isEmpty, "a hang-up logged above info level: \(noisy.prefix(3))")
         // No reentrant publish: the subscribers not yet visited never get an older line after a newer one.
         let staleCount = stale.count
         #expect(staleCount == 0, "subscriber-rounds that ended on a stale state; first: \(stale.prefix(3))")

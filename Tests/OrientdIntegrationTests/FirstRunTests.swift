@@ -126,6 +126,18 @@ struct FirstRunTests {
         try daemon.stopCleanly()
     }
 
+    @Test("status reports a configured z sign as the config's, and the default one as the default")
+    func statusZSign() throws {
+        let daemon = try DaemonHarness(config: DaemonHarness.defaultConfig + "[classifier]\nz-sign = -1\n")
+        let status = try DaemonStatus(jsonLine: Array(try daemon.connect().request(#"{"op":"status"}"#).raw.utf8))
+        #expect(status.zSign == DaemonStatus.Decision(-1, reason: "config"), "\(status.zSign)")
+        let plain = try DaemonHarness()
+        let other = try DaemonStatus(jsonLine: Array(try plain.connect().request(#"{"op":"status"}"#).raw.utf8))
+        #expect(other.zSign == DaemonStatus.Decision(1, reason: "default"), "\(other.zSign)")
+        try daemon.stopCleanly()
+        try plain.stopCleanly()
+    }
+
     @Test("status with no daemon exits 69 and still reports, with the fix to start it")
     func statusWithoutDaemon() throws {
         let workspace = try DaemonHarness.Workspace()
