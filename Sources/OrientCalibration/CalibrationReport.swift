@@ -134,7 +134,7 @@ public struct CalibrationReport: Sendable {
         }
         if let zSign, zSign != 1 {
             out.append(
-                "orientd uses z-sign \(zSign) now; with the new matrix lying face up reads +z, so set z-sign = 1 (or remove the setting).")
+                "orientd takes lying face up to read -z on this sensor (z sign \(zSign), orientctl status says why), but the new matrix makes it read +z: set z-sign = 1 in the [classifier] section of /etc/orientd/orientd.conf as well, whichever way you apply the matrix.")
         }
         return out
     }
