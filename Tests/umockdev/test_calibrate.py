@@ -28,7 +28,7 @@ DMI = ("dmi:bvnAmericanMegatrendsInc.:bvr5.12:bd07/17/2019:br5.12:svnLENOVO:pn81
        "rvnLENOVO:rnLNVNB161216:rvrSDK0J40709WIN:cvnLENOVO:ct32:cvrLenovoideapadD330-10IGM:")
 KEY = "sensor:modalias:acpi:KIOX000A*:dmi:*svnLENOVO:pn81H3:*"
 #: How long each pose is held in these tests (the wizard's --rest; 1 s by default).
-REST = "0.3"
+REST = "0.2"
 
 
 class CalibrationTestCase(DaemonTestCase):
