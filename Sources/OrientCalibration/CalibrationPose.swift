@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// The poses the calibration asks for, in the order it asks for them.
 ///

@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// The wizard's findings as text: what changes, the hwdb entry, and how to
 /// apply it. Pure, so the words are tested without a daemon.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientSense
+public import OrientProtocol
 
 /// A plain 3×3 matrix of rows, for the calibration maths: products, the
 /// determinant, the inverse and the nearest orthogonal matrix.

@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// The mount matrix three resting poses give, checked.
 ///

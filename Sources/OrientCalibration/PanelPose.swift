@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientSense
+public import OrientProtocol
 
 /// What a resting device would show, from its gravity reading in the panel frame
 /// alone: the orientation and tilt the frame convention gives, without the

@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// The three rests a calibration needs, found in recorded samples.
 public struct PoseSet: Sendable, Equatable {

@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// Finds where a device rested in a run of samples, or says why it did not.
 ///

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import OrientSense
+import OrientProtocol
 
 /// The `status` request: what the daemon sees and why, from one place.
 extension Daemon {

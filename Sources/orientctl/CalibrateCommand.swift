@@ -3,7 +3,7 @@ import Glibc
 #endif
 import OrientCalibration
 import OrientClient
-import OrientSense
+import OrientProtocol
 
 /// `orientctl calibrate`: finds the sensor's mount matrix from three poses and
 /// prints (or writes) the hwdb entry that fixes it.

@@ -1,6 +1,6 @@
 import OrientCalibration
 import OrientClient
-import OrientSense
+import OrientProtocol
 import Synchronization
 
 /// The interactive half of `calibrate`: asks for each pose, waits for the

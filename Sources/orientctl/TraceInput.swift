@@ -1,4 +1,4 @@
-import OrientSense
+import OrientProtocol
 
 /// Reads recorded traces for `calibrate --non-interactive`.
 enum TraceInput {

@@ -1,6 +1,6 @@
 import Foundation
 import OrientCalibration
-import OrientSense
+import OrientProtocol
 
 let g = 9.80665
 

@@ -1,5 +1,5 @@
 import OrientCalibration
-import OrientSense
+import OrientProtocol
 import Testing
 
 @Suite("Mount matrix fit")

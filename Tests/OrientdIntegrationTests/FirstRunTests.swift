@@ -1,4 +1,5 @@
 import Foundation
+import OrientProtocol
 import OrientSense
 import Testing
 
