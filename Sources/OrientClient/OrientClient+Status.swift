@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 extension OrientClient {
     /// What the daemon sees and why (`status`): its version and config file,

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OrientProtocol
 import OrientSense
 
 /// The `status` request: what the daemon sees and why, from one place.

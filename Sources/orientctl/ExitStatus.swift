@@ -1,5 +1,5 @@
 import OrientClient
-import OrientSense
+import OrientProtocol
 
 /// orientctl's version: the release of orientd it comes with.
 let orientctlVersion = "0.2.0"

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import OrientClient
-import OrientSense
+import OrientProtocol
 
 /// `orientctl status`: what the daemon sees and why, whether iio-sensor-proxy
 /// competes for the sensor, and the one-line fix for each problem.

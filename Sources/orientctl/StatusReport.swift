@@ -1,5 +1,5 @@
 import OrientClient
-import OrientSense
+import OrientProtocol
 
 /// What `orientctl status` found, and how to say it: a few lines for people,
 /// or one JSON object, with each problem and its one-line fix.
@@ -141,7 +141,9 @@ struct StatusReport {
         case "trace": return "from the trace's header"
         case "config": return "from the config's mount-matrix"
         case "identity": return "no source gave one: identity"
-        default: return "from " + (MountMatrixSource(rawValue: source)?.description ?? source)
+        case "ACCEL_MOUNT_MATRIX": return "from udev ACCEL_MOUNT_MATRIX"
+        case "mount_matrix", "in_accel_mount_matrix", "in_mount_matrix": return "from sysfs \(source)"
+        default: return "from \(source)"
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import OrientSense
+import OrientProtocol
 import Testing
 
 #if canImport(Glibc)
