@@ -1,8 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import OrientSense
 import OrientProtocol
+import OrientSense
 
 /// The `status` request: what the daemon sees and why, from one place.
 extension Daemon {

@@ -119,7 +119,7 @@ package final class Daemon {
                     log.error(error.description + Daemon.socketHint(error))
                     return error.exitCode
                 }
-                log.warning("\(error.description); replaying without serving clients")
+                log.warning("\(error.description)\(Daemon.socketHint(error)); replaying without serving clients")
             }
         }
         if let server {

@@ -438,11 +438,6 @@ private struct StatusFields {
     }
 
     func enumeration<T: RawRepresentable<String> & CaseIterable>(_ key: String) throws(ProtocolDecodeError) -> T {
-        let name = try string(key)
-        guard let value = T(rawValue: name) else {
-            let expected = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ProtocolDecodeError("'\(path).\(key)' is '\(shownInMessage(name))' (expected one of \(expected))")
-        }
-        return value
+        try namedCase(try string(key), key: "\(path).\(key)")
     }
 }

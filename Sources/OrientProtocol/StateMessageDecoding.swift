@@ -202,11 +202,16 @@ private struct MessageFields {
 
     /// A string field naming a case of `T` by its raw value.
     func enumeration<T: RawRepresentable<String> & CaseIterable>(_ key: String) throws(ProtocolDecodeError) -> T {
-        let name = try string(key)
-        guard let value = T(rawValue: name) else {
-            let expected = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ProtocolDecodeError("'\(key)' is '\(shownInMessage(name))' (expected one of \(expected))")
-        }
-        return value
+        try namedCase(try string(key), key: key)
     }
+}
+
+/// The case of `T` whose raw value is `name`, or an error naming the field
+/// `key`, what it held and the names expected.
+func namedCase<T: RawRepresentable<String> & CaseIterable>(_ name: String, key: String) throws(ProtocolDecodeError) -> T {
+    guard let value = T(rawValue: name) else {
+        let expected = T.allCases.map(\.rawValue).joined(separator: ", ")
+        throw ProtocolDecodeError("'\(key)' is '\(shownInMessage(name))' (expected one of \(expected))")
+    }
+    return value
 }

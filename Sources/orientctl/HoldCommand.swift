@@ -20,30 +20,23 @@ enum HoldCommand {
             relay.deliver(signal, fromTerminal: fromTerminal)
         }
         let id = "orientctl-hold-\(getpid())"
-        let held = Mutex<ConstraintHandle?>(nil)
+        let held = HeldConstraint()
         let maskText = mask.joined(separator: ",")
         var retry: Task<Void, Never>?
         do {
             let handle = try await client.constrain(id: id, allow: mask)
-            held.withLock { $0 = handle }
+            held.set(handle)
             Output.error("allowing only \(maskText) while \(argv[0]) runs")
         } catch {
-            // The command matters more than the constraint: run it anyway, and
-            // keep trying to register the constraint while it runs.
-            Output.error("warning: \(error.description); running \(argv[0]) without the constraint (retrying while it runs)")
-            retry = Task {
-                var delayMs = 250
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(delayMs))
-                    guard !Task.isCancelled else { return }
-                    if let handle = try? await client.constrain(id: id, allow: mask) {
-                        held.withLock { $0 = handle }
-                        Output.error("orientd is back: allowing only \(maskText) while \(argv[0]) runs")
-                        return
-                    }
-                    delayMs = min(delayMs * 2, 5000)
-                }
-            }
+            // The command matters more than the constraint: run it anyway, and,
+            // when the daemon is only out of reach, keep trying to register the
+            // constraint while it runs (a refusal would only be repeated).
+            let refused: Bool
+            if case .server = error { refused = true } else { refused = false }
+            Output.error(
+                "warning: \(error.description); running \(argv[0]) without the constraint"
+                    + (refused ? "" : " (retrying while it runs)"))
+            if !refused { retry = registerWhenBack(client, id: id, mask: mask, into: held, command: argv[0]) }
         }
         let status: Int32
         switch relay.spawn(argv) {
@@ -58,7 +51,7 @@ enum HoldCommand {
         }
         retry?.cancel()
         await retry?.value
-        if let handle = held.withLock({ $0 }) {
+        if let handle = held.handle {
             do {
                 try await handle.release()
             } catch {
@@ -69,6 +62,34 @@ enum HoldCommand {
         }
         return status
     }
+
+    /// Tries to register the constraint again and again (250 ms, doubling to
+    /// 5 s) until it is, or the task is cancelled (the command ended).
+    private static func registerWhenBack(
+        _ client: OrientClient, id: String, mask: [String], into held: HeldConstraint, command: String
+    ) -> Task<Void, Never> {
+        Task {
+            var delayMs = 250
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(delayMs))
+                guard !Task.isCancelled else { return }
+                if let handle = try? await client.constrain(id: id, allow: mask) {
+                    held.set(handle)
+                    Output.error("orientd is back: allowing only \(mask.joined(separator: ",")) while \(command) runs")
+                    return
+                }
+                delayMs = min(delayMs * 2, 5000)
+            }
+        }
+    }
+}
+
+/// The constraint's handle once it is registered (now, or by the retry task later).
+final class HeldConstraint: Sendable {
+    private let slot = Mutex<ConstraintHandle?>(nil)
+
+    func set(_ handle: ConstraintHandle) { slot.withLock { $0 = handle } }
+    var handle: ConstraintHandle? { slot.withLock { $0 } }
 }
 
 /// Passes signals on to the child once it exists; remembers a signal that came

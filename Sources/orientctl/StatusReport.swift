@@ -68,7 +68,7 @@ struct StatusReport {
                 let rate = sensor.rateHz.map { " at \(jsonNumber($0)) Hz" } ?? ""
                 let capture = sensor.capture == "none" ? "" : ", \(sensor.capture)\(rate)"
                 row("sensor", "\(sensor.device) \(sensor.name ?? "(no name)") (driver \(sensor.driver ?? "unknown")), "
-                    + "\(daemon.sensorState.rawValue)\(capture)\(sensor.onChange ? ", reports on change" : "")")
+                    + "\(StatusReport.sampling(daemon.sensorState))\(capture)\(sensor.onChange ? ", reports on change" : "")")
                 more(sensor.syspath)
                 more("modalias \(sensor.modalias ?? "unknown"), machine \(daemon.dmiModalias ?? "unknown (no DMI)")")
             } else {
@@ -126,6 +126,12 @@ struct StatusReport {
 
     private func pad(_ label: String) -> String {
         label + String(repeating: " ", count: max(1, 18 - label.count))
+    }
+
+    /// The sensor's state, with what idle means (the `state` line may say
+    /// active: the `get` behind it sampled the sensor for a fresh reading).
+    static func sampling(_ state: SensorStatus) -> String {
+        state == .idle ? "idle (sampled only while a client needs readings)" : state.rawValue
     }
 
     static func holder(uid: UInt32?, pid: Int32?, client: Int?) -> String {

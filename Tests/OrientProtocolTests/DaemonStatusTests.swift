@@ -1,4 +1,4 @@
-import OrientProtocol
+@testable import OrientProtocol
 import Testing
 
 /// The `status` reply: what the daemon writes reads back the same, and every

@@ -1,5 +1,6 @@
-import OrientProtocol
 import Testing
+
+@testable import OrientProtocol
 
 /// `suggestion`, the "did you mean" of config keys, commands, options and mask names.
 @Suite("Did you mean")

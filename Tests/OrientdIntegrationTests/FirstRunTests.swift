@@ -1,6 +1,5 @@
 import Foundation
 import OrientProtocol
-import OrientSense
 import Testing
 
 #if canImport(Glibc)
@@ -295,10 +294,12 @@ struct FirstRunTests {
         #expect(run.status == Orientctl.usage && run.stderr.contains(expected), "\(run)")
     }
 
-    @Test("orientctl --version prints its version and exits 0")
+    @Test("orientctl --version prints its version, the same as orientd's, and exits 0")
     func version() throws {
         let run = try runOrientctl(["--version"])
-        #expect(run.status == 0 && run.lines == ["orientctl 0.2.0"], "\(run)")
+        let daemon = try runOrientd(["--version"])
+        let daemonVersion = try #require(daemon.lines.first?.split(separator: " ").last, "\(daemon)")
+        #expect(run.status == 0 && run.lines == ["orientctl \(daemonVersion)"], "\(run); \(daemon)")
     }
 
     @Test("a regular file at the socket path is reported as not a socket")

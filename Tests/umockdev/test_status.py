@@ -30,7 +30,7 @@ class StatusTests(DaemonTestCase):
         self.start_daemon()
         run = self.status()
         self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertIn("sensor:           iio:device4 mxc4005 (driver mxc4005), idle\n", run.stdout)
+        self.assertIn("sensor:           iio:device4 mxc4005 (driver mxc4005), idle (sampled only while a client needs readings)\n", run.stdout)
         self.assertIn(f"                  {device}\n", run.stdout)
         self.assertIn("                  modalias acpi:MXC4005:MXC4005:, machine ", run.stdout)
         self.assertIn("mount matrix:     0, 1, 0; -1, 0, 0; 0, 0, 1 (from sysfs in_accel_mount_matrix)\n", run.stdout)
