@@ -30,7 +30,7 @@ struct LockAndConfigTests {
         #expect(state.locked == "right-up" && state.orientation == "right-up", "after restart: \(state)")
         #expect(!second.stderr.contains("warning"), "\(second.stderr)")
         #expect(try second.connect().request(#"{"op":"unlock"}"#).type == "ok")
-        #expect(!DaemonHarness.pathExists(workspace.lockFile), "unlock leaves the lock file behind")
+        #expect(Self.eventually { !DaemonHarness.pathExists(workspace.lockFile) }, "unlock leaves the lock file behind")
         try second.stopCleanly()
 
         let third = try DaemonHarness(workspace: workspace)
@@ -38,12 +38,26 @@ struct LockAndConfigTests {
         try third.stopCleanly()
     }
 
-    @Test("the lock file is replaced atomically: a reader never sees it missing, empty or half-written")
+    /// Waits until `condition` holds; false at the deadline.
+    static func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(2000)
+        }
+        return true
+    }
+
+    @Test(
+        "the lock file is replaced atomically and at most once a second: a reader never sees it missing, empty or half-written"
+    )
     func lockFileIsAtomic() throws {
         let workspace = try Workspace()
         let daemon = try DaemonHarness(workspace: workspace)
         let client = try daemon.connect()
         #expect(try client.request(#"{"op":"lock","orientation":"left-up"}"#).type == "ok")
+        #expect(Self.eventually { workspace.read(workspace.lockFile) != nil }, "the first lock was never written")
+        let started = ContinuousClock.now
         var inodes = Set<UInt64>()
         var reads = 0
         var torn: [String] = []
@@ -58,7 +72,11 @@ struct LockAndConfigTests {
             var info = stat()
             if stat(workspace.lockFile, &info) == 0 { inodes.insert(UInt64(info.st_ino)) }
         }
-        for round in 0..<200 {
+        // At least 200 locks, and on until the file was replaced (the writes
+        // are at most a second apart).
+        var round = 0
+        while round < 200 || (inodes.count < 2 && ContinuousClock.now - started < .seconds(5)) {
+            defer { round += 1 }
             let name = round % 2 == 0 ? "right-up" : "left-up"
             try client.send(#"{"op":"lock","orientation":"\#(name)","seq":\#(round)}"#)
             // Read the file as fast as possible while the daemon rewrites it.
@@ -73,6 +91,8 @@ struct LockAndConfigTests {
         }
         #expect(torn.isEmpty, "\(torn.count) of \(reads) reads saw a torn lock file, e.g. \(torn.prefix(3))")
         #expect(inodes.count > 1, "the lock file was rewritten in place (one inode), not renamed over")
+        let seconds = Double((ContinuousClock.now - started).components.seconds) + 1
+        #expect(Double(inodes.count) <= seconds + 1, "\(inodes.count) rewrites for \(round) locks in about \(seconds) s")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: workspace.stateDirectory)
         #expect(leftovers == ["lock"], "temporary files left behind: \(leftovers)")
         try daemon.stopCleanly()
@@ -103,7 +123,7 @@ struct LockAndConfigTests {
         #expect(state.hasNullLock, "\(state)")
         // A new lock replaces the corrupt file.
         #expect(try daemon.connect().request(#"{"op":"lock","orientation":"bottom-up"}"#).type == "ok")
-        #expect(workspace.read(workspace.lockFile)?.hasPrefix("bottom-up\n") == true)
+        #expect(Self.eventually { workspace.read(workspace.lockFile)?.hasPrefix("bottom-up\n") == true })
         try daemon.stopCleanly()
     }
 
