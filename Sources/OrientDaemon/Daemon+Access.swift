@@ -1,4 +1,5 @@
 import OrientSense
+import OrientProtocol
 
 /// A `lock` or `unlock` a client asked for: the orientation (nil unlocks) and
 /// the order it came in, so a late deferred one never undoes a newer one.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import OrientSense
+import OrientProtocol
 
 /// The protocol's requests (SPEC §7): each line a client sends, answered on the
 /// daemon's loop.
@@ -48,7 +49,7 @@ extension Daemon {
             guard permits(config.constrainPermission, key: "constrain-permission", what: "constrain", client, seq) else { return }
             let mask: OrientationMask
             do {
-                mask = try OrientationMask(names: allow, natural: natural)
+                mask = try config.mask(names: allow, natural: natural)
             } catch {
                 fail(.badArgument, error.description)
                 return

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CSystemd
-public import OrientSense
+package import OrientSense
 
 /// Who is at the device: root, the uid logind says holds the seat's active
 /// session, or a uid the config names (`[daemon] seat-users`, for systems
@@ -16,20 +16,20 @@ public import OrientSense
 ///
 /// Shared by every front end that authorises a request (the socket protocol,
 /// and D-Bus claims), so both have one notion of "the seat".
-public final class SeatOracle {
+package final class SeatOracle {
     /// The seat whose active session counts (a tablet or laptop has one: seat0).
-    public static let seatName = "seat0"
+    package static let seatName = "seat0"
 
     private var users: SeatUsers
     private var listedUIDs: Set<UInt32> = []
     /// Configured names that are no user on this system.
-    public private(set) var unknownNames: [String] = []
+    package private(set) var unknownNames: [String] = []
     private var monitor: OpaquePointer?
     private var monitorFD: Int32 = -1
     private weak var loop: EventLoop?
 
     /// Resolves the configured names now (`reconfigure` resolves them again).
-    public init(users: SeatUsers) {
+    package init(users: SeatUsers) {
         self.users = users
         resolve()
     }
@@ -37,7 +37,7 @@ public final class SeatOracle {
     deinit { stopWatching() }
 
     /// Takes a new `seat-users` (SIGHUP).
-    public func reconfigure(_ users: SeatUsers) {
+    package func reconfigure(_ users: SeatUsers) {
         self.users = users
         resolve()
     }
@@ -68,7 +68,7 @@ public final class SeatOracle {
 
     /// Whether `uid` is the seat: root, a configured seat user, or the owner of
     /// the active session on ``seatName``. nil (credentials unknown) never is.
-    public func isSeat(uid: UInt32?) -> Bool {
+    package func isSeat(uid: UInt32?) -> Bool {
         guard let uid else { return false }
         if uid == 0 || listedUIDs.contains(uid) { return true }
         if case .everyone = users { return true }
@@ -76,17 +76,17 @@ public final class SeatOracle {
     }
 
     /// The principal a client running as `uid` is now.
-    public func principal(of uid: UInt32?) -> Principal {
+    package func principal(of uid: UInt32?) -> Principal {
         Principal(uid: uid, isSeat: isSeat(uid: uid))
     }
 
     /// Whether logind is running: systemd booted the system and seat0 exists.
-    public var logindRunning: Bool {
+    package var logindRunning: Bool {
         sd_booted() > 0 && access("/run/systemd/seats/\(Self.seatName)", F_OK) == 0
     }
 
     /// What makes up the seat, for the log at start and on SIGHUP.
-    public var summary: String {
+    package var summary: String {
         let source = logindRunning ? "root, logind's active session on \(Self.seatName)" : "root (logind is not running)"
         switch users {
         case .everyone: return "every uid (seat-users = everyone)"
@@ -98,7 +98,7 @@ public final class SeatOracle {
     /// Calls `onChange` on `loop` whenever logind's sessions, seats or users
     /// change (a login, a logout, a user switch), so that what non-seat clients
     /// set stops counting at once. Without logind's directories, nothing is watched.
-    public func watch(loop: EventLoop, onChange: @escaping () -> Void) {
+    package func watch(loop: EventLoop, onChange: @escaping () -> Void) {
         stopWatching()
         var created: OpaquePointer?
         guard sd_login_monitor_new(nil, &created) >= 0, let created else { return }
@@ -117,7 +117,7 @@ public final class SeatOracle {
     }
 
     /// Stops watching logind (at shutdown).
-    public func stopWatching() {
+    package func stopWatching() {
         guard let monitor else { return }
         loop?.unwatch(monitorFD)
         sd_login_monitor_unref(monitor)

@@ -1,19 +1,20 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientSense
+import OrientSense
+package import OrientProtocol
 
 /// The persisted rotation lock in the state directory (`DIR/lock`: an
 /// orientation name and a newline, or no file when unlocked).
-public struct StateDirectory: Sendable {
-    public let path: String
+package struct StateDirectory: Sendable {
+    package let path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// The default: `$STATE_DIRECTORY` under systemd, else /var/lib/orientd.
-    public static func defaultPath(environment: [String: String]) -> String {
+    package static func defaultPath(environment: [String: String]) -> String {
         if let dir = environment["STATE_DIRECTORY"], !dir.isEmpty {
             // systemd passes a colon-separated list when several are configured.
             return String(dir.split(separator: ":").first ?? Substring(dir))
@@ -23,7 +24,7 @@ public struct StateDirectory: Sendable {
 
     /// The persisted lock; nil when there is none. A corrupt file is reported
     /// through `warn` and treated as unlocked, never as an error.
-    public func loadLock(warn: (String) -> Void) -> Orientation? {
+    package func loadLock(warn: (String) -> Void) -> Orientation? {
         loadLockRecord(warn: warn)?.orientation
     }
 
@@ -34,7 +35,7 @@ public struct StateDirectory: Sendable {
     /// Read without following a symlink and without blocking (a FIFO planted
     /// as the lock must not hang the start), from a directory that passed
     /// `open()`'s checks. What the file holds is never logged.
-    public func loadLockRecord(warn: (String) -> Void) -> (orientation: Orientation, owner: UInt32?)? {
+    package func loadLockRecord(warn: (String) -> Void) -> (orientation: Orientation, owner: UInt32?)? {
         let file = path + "/lock"
         let dir: Int32
         do {
@@ -131,7 +132,7 @@ extension StateDirectory {
     /// fd; the temp file is created fresh (a stale one, or a symlink planted in
     /// its place, is removed first; O_EXCL|O_NOFOLLOW, 0600). Throws with the
     /// system's reason.
-    public func saveLock(_ orientation: Orientation?, owner: UInt32? = nil) throws(FileReadError) {
+    package func saveLock(_ orientation: Orientation?, owner: UInt32? = nil) throws(FileReadError) {
         let file = path + "/lock"
         guard let dir = try open(create: true) else { return }
         defer { close(dir) }
