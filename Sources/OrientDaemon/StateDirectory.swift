@@ -37,21 +37,14 @@ package struct StateDirectory: Sendable {
     /// `open()`'s checks. What the file holds is never logged.
     package func loadLockRecord(warn: (String) -> Void) -> (orientation: Orientation, owner: UInt32?)? {
         let file = path + "/lock"
-        let dir: Int32
-        do {
-            guard let opened = try open(create: false) else { return nil }
-            dir = opened
-        } catch {
-            warn("\(error.reason); starting unlocked")
-            return nil
-        }
-        defer { close(dir) }
         let bytes: [UInt8]
         do {
+            guard let dir = try open(create: false) else { return nil }
+            defer { close(dir) }
             guard let read = try readLock(in: dir) else { return nil }
             bytes = read
         } catch {
-            warn("\(file): cannot read the rotation lock (\(error.reason)); starting unlocked")
+            warn("\(error.reason); starting unlocked")
             return nil
         }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -71,19 +64,20 @@ package struct StateDirectory: Sendable {
     /// The lock file's bytes (at most 256), nil when there is none: opened
     /// with O_NOFOLLOW and O_NONBLOCK, and read only if it is a regular file.
     private func readLock(in dir: Int32) throws(FileReadError) -> [UInt8]? {
+        func failure(_ reason: String) -> FileReadError {
+            FileReadError(reason: "\(path)/lock: cannot read the rotation lock (\(reason))")
+        }
         let fd = openat(dir, "lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0, errno == ENOENT { return nil }
-        guard fd >= 0 else {
-            throw FileReadError(reason: errno == ELOOP ? "it is a symlink" : String(cString: strerror(errno)))
-        }
+        guard fd >= 0 else { throw failure(errno == ELOOP ? "it is a symlink" : String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw FileReadError(reason: String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw FileReadError(reason: "not a regular file") }
+        guard fstat(fd, &info) == 0 else { throw failure(String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw failure("not a regular file") }
         var bytes = [UInt8](repeating: 0, count: 257)
         let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n >= 0 else { throw FileReadError(reason: String(cString: strerror(errno))) }
-        guard n <= 256 else { throw FileReadError(reason: "larger than 256 bytes") }
+        guard n >= 0 else { throw failure(String(cString: strerror(errno))) }
+        guard n <= 256 else { throw failure("larger than 256 bytes") }
         return Array(bytes[0..<n])
     }
 

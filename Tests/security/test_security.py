@@ -499,13 +499,18 @@ class FileTests(SecurityTestCase):
         lock = os.path.join(self.state_dir, "lock")
         wait_for(lambda: stat.S_ISREG(os.lstat(lock).st_mode), what="a regular lock file")
 
+    def plant_symlink(self, name, target_text):
+        """A state directory whose `name` is a symlink to a file outside it holding `target_text`."""
+        os.mkdir(self.state_dir, 0o700)
+        target = os.path.join(self.dir, "outside")
+        with open(target, "w") as f:
+            f.write(target_text)
+        os.symlink(target, os.path.join(self.state_dir, name))
+        return target
+
     def test_a_symlink_planted_as_the_temp_file_is_not_followed(self):
         """a .lock.tmp symlink to a victim: the victim is untouched, the lock is a fresh 0600 file"""
-        os.mkdir(self.state_dir, 0o700)
-        victim = os.path.join(self.dir, "victim")
-        with open(victim, "w") as f:
-            f.write("precious\n")
-        os.symlink(victim, os.path.join(self.state_dir, ".lock.tmp"))
+        victim = self.plant_symlink(".lock.tmp", "precious\n")
         self.start("")
         self.lock_as(0, "left-up")
         lock = os.path.join(self.state_dir, "lock")
@@ -517,11 +522,7 @@ class FileTests(SecurityTestCase):
 
     def test_a_symlink_as_the_lock_is_not_followed(self):
         """a lock symlinked to a file saying left-up is not read; the daemon starts unlocked"""
-        os.mkdir(self.state_dir, 0o700)
-        target = os.path.join(self.dir, "elsewhere")
-        with open(target, "w") as f:
-            f.write("left-up\n")
-        os.symlink(target, os.path.join(self.state_dir, "lock"))
+        self.plant_symlink("lock", "left-up\n")
         self.start("")
         self.assertIn("symlink", self.stderr())
         self.assertIsNone(self.client(0).request(op="get")["locked"])
