@@ -61,8 +61,9 @@ run: build
 # config parser symbols in orientctl); the real daemon against fake IIO
 # accelerometers under umockdev (Python's Testbed API needs Debian's python3-gi,
 # hence /usr/bin/python3); under systemd's conventions (socket activation,
-# notify, journald); the units, install layout and man pages; every shell
-# example in README.md and docs/ (docs/examples.md); and a short
+# notify, journald); who may do what, with clients of three uids (root, a
+# seat user, nobody: setpriv); the units, install layout and man pages; every
+# shell example in README.md and docs/ (docs/examples.md); and a short
 # fuzz pass (CHECK_FUZZ_SECONDS per libFuzzer target, default 10).
 check: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
@@ -70,6 +71,7 @@ check: deps
 	$(SWIFT) test --skip-build
 	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/umockdev -v
 	/usr/bin/python3 -m unittest discover -s Tests/activation -v
+	/usr/bin/python3 -m unittest discover -s Tests/security -v
 	/usr/bin/python3 -m unittest discover -s Tests/systemd -v
 	/usr/bin/python3 -m unittest discover -s Tests/docs -v
 	FUZZ_SECONDS=$${CHECK_FUZZ_SECONDS:-10} SWIFT="$(SWIFT)" FuzzTesting/run.sh

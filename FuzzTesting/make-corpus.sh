@@ -52,6 +52,9 @@ seed fuzz-config <"$root/systemd/orientd.conf.example"
 sed -E 's/^# ([a-z-]+ =)/\1/' "$root/systemd/orientd.conf.example" | seed fuzz-config
 printf '[orientation]\nnatural = landscape\ndefault-allowed = portrait, all-but-upside-down\n[sensor]\ndevice = /sys/bus/iio/devices/iio:device0\nmount-matrix = 0, 1, 0; -1, 0, 0; 1, 0, 0 # singular hwdb row\n[limits]\nclients = 1\nreply-buffer = 16777216\n[daemon]\nsocket = /tmp/o.sock\nlock-permission = same-user\nlog-level = debug\n[classifier]\nallow-upside-down = off\nz-sign = -1\nsample-rate = 1e3\n' \
     | seed fuzz-config
+printf '[daemon]\nlock-permission = same-user\nconstrain-permission = anyone\nsamples-permission = off\nseat-users = 1000, kiosk\n[limits]\nclients-per-uid = 1\nreserved-clients = 65536\nchanges-per-second = 1000\nsamples-rate = 1\n[daemon]\n' \
+    | seed fuzz-config
+printf '[daemon]\nseat-users = everyone\nsamples-permission = seat\n' | seed fuzz-config
 
 # fuzz-mount-matrix: every distinct ACCEL_MOUNT_MATRIX in the hwdb, and the
 # spellings the tests parse.

@@ -53,6 +53,14 @@ package final class Daemon {
     /// The pid of the client that set the lock, when one did since the daemon started.
     var lockSetterPID: Int32?
     private var exitCode: Int32 = 0
+    /// Who the seat is (root, logind's active session, `seat-users`).
+    let seat: SeatOracle
+    /// Every lock request's order, and the newest one applied.
+    var lockSerial = 0
+    var appliedLockSerial = 0
+    /// The persisted lock is written at most once a second.
+    var lockWriteTimer: EventLoop.TimerID?
+    var lastLockWriteMs = -Double.infinity
 
     // The hardware path (no --mock).
     private(set) var sensor: HardwareSensor?
@@ -68,6 +76,7 @@ package final class Daemon {
         self.log = log
         loop = try EventLoop()
         stateDirectory = StateDirectory(path: options.stateDirectory)
+        seat = SeatOracle(users: config.seatUsers)
         natural = config.natural.resolved(detected: PanelGeometry.probe())
         let stored = stateDirectory.loadLockRecord(warn: log.warning)
         lockOwner = stored?.owner
@@ -123,12 +132,20 @@ package final class Daemon {
             }
         }
         if let server {
-            server.onConnect = { [unowned server] client in
+            server.onConnect = { [unowned server, unowned self] client in
+                let rate = Double(self.config.limits.changesPerSecond)
+                client.changeBudget = TokenBucket(rate: rate, burst: rate)
                 server.send(Reply.hello(version: orientdVersion), to: client)
             }
             server.onLine = { [unowned self] client, line in self.handle(line, from: client) }
             server.onClose = { [unowned self] client in self.clientGone(client) }
             server.latestState = { [unowned self] in self.state.json() }
+            server.isSeat = { [unowned self] uid in self.seat.isSeat(uid: uid) }
+        }
+        logSeat()
+        seat.watch(loop: loop) { [unowned self] in
+            // A login, logout or user switch: whose constraints count may have changed.
+            self.applyConstraints()
         }
         if replay != nil, server == nil, !options.print {
             log.warning("serving nothing: no socket and no --print (add --print to see the states, or --socket PATH to serve clients)")
@@ -146,6 +163,8 @@ package final class Daemon {
         loop.run()
         Systemd.notify("STOPPING=1")
         output.flush()
+        flushLock()
+        seat.stopWatching()
         server?.shutdown()
         return exitCode
     }
@@ -254,8 +273,10 @@ package final class Daemon {
         defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []
         sensor.wanted = !pendingGets.isEmpty || connections.contains { $0.subscribed || $0.wantsSamples }
-        // A recording gets every reading at the sensor's rate, resting or not.
-        sensor.fullRate = connections.contains { $0.wantsSamples }
+        // Root's recording gets every reading at the sensor's rate, resting or
+        // not; anyone else's samples are thinned and never keep the sensor at
+        // full rate.
+        sensor.fullRate = connections.contains { $0.wantsSamples && $0.sampleThinning == nil }
         if !sensor.wanted {
             loop.cancel(deadlineTimer)
             deadlineTimer = nil
@@ -276,6 +297,8 @@ package final class Daemon {
         limits.clients = config.limits.clients
         limits.lineLength = config.limits.lineLength
         limits.replyBuffer = config.limits.replyBuffer
+        limits.clientsPerUID = config.limits.clientsPerUID
+        limits.reservedClients = config.limits.reservedClients
         return limits
     }
 
@@ -350,6 +373,7 @@ package final class Daemon {
         guard let server else { return }
         var line: String?
         for client in server.connections where client.wantsSamples {
+            if client.sampleThinning?.admit(tMs: sample.tMs) == false { continue }
             let text = line ?? Reply.sample(tMs: sample.tMs, vector: sample.vector)
             line = text
             server.send(text, to: client)
@@ -357,6 +381,12 @@ package final class Daemon {
     }
 
     // MARK: Configuration
+
+    /// Says who the seat is, and warns about configured names that are no user.
+    private func logSeat() {
+        for name in seat.unknownNames { log.warning("seat-users: no user named '\(name.prefix(32))' on this system; ignored") }
+        log.notice("the seat is \(seat.summary)")
+    }
 
     private func reload() {
         guard let path = options.configPath else { return }
@@ -376,6 +406,8 @@ package final class Daemon {
         config = new
         if options.logLevelOverride == nil { log.threshold = LogLevel(config: new.logLevel) }
         server?.limits = serverLimits
+        seat.reconfigure(new.seatUsers)
+        logSeat()
         let newNatural = new.natural.resolved(detected: PanelGeometry.probe())
         natural = newNatural
         let classifier = replay?.classifierConfig(new.classifier) ?? new.classifier
@@ -387,6 +419,7 @@ package final class Daemon {
             engine.mountMatrix = new.mountMatrix ?? sensorMatrix
             return engine.setPolicy(natural: newNatural, defaultAllowed: defaultAllowed, atMs: now)
         }
+        applyConstraints()
         sensor?.reconfigure(new, log: log)
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")
     }

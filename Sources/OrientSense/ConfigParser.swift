@@ -20,8 +20,8 @@ import OrientProtocol
 /// Numbers are strict, locale-free decimals (`100`, `0.5`, `-25`, `1e3`), written
 /// without their unit. Booleans are `true`/`false`, `yes`/`no`, `on`/`off`,
 /// `1`/`0` (any case). An empty value is an error, except for the keys whose
-/// default is "not set" (`device`, `mount-matrix`, `socket`), where it means
-/// exactly that.
+/// default is "not set" (`device`, `mount-matrix`, `socket`, `seat-users`),
+/// where it means exactly that.
 ///
 /// The text must be UTF-8 without control characters other than tab; a line is
 /// at most ``maxLineBytes`` bytes. Nothing is returned from a bad file: the first
@@ -260,6 +260,11 @@ private struct Parser {
                 throw fail("socket path is \(value.utf8.count) bytes; a Unix socket path holds at most \(maxSocketPathBytes)")
             }
             config.socket = value
+        case .seatUsers:
+            switch SeatUsers.parse(value) {
+            case .success(let users): config.seatUsers = users
+            case .failure(let error): throw fail("seat-users: \(error.description); found \(found(s, e))")
+            }
         }
     }
 
