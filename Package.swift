@@ -60,7 +60,11 @@ var package = Package(
         .executableTarget(name: "tracegen", dependencies: ["OrientSynth", "OrientSense"]),
         // The client library for apps: the socket protocol only, never libiio or libudev.
         .target(name: "OrientClient", dependencies: ["OrientSense"]),
-        .executableTarget(name: "orientctl", dependencies: ["OrientClient", "OrientSense"]),
+        // What `orientctl follow` runs for each compositor: mapping tables,
+        // matrices, templates and command lines, built without running anything.
+        .target(name: "OrientFollow", dependencies: ["OrientSense"]),
+        .executableTarget(name: "orientctl", dependencies: ["OrientClient", "OrientSense", "OrientFollow"]),
+        .testTarget(name: "OrientFollowTests", dependencies: ["OrientFollow", "OrientSense"]),
         .testTarget(name: "OrientClientTests", dependencies: ["OrientClient", "OrientSense"]),
         .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientSynth"]),
         .testTarget(

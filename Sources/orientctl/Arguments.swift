@@ -1,3 +1,4 @@
+import OrientFollow
 import OrientSense
 
 /// What the command line asks for.
@@ -25,10 +26,12 @@ enum Command: Equatable {
     case hold(mask: [String], argv: [String])
     /// Record samples to `path` (`-` is standard output), for `duration` seconds or until a signal.
     case record(path: String, duration: Double?)
+    /// Apply every effective orientation to the panel through the compositor.
+    case follow(FollowOptions)
 }
 
 /// The command names, in the order the help lists them.
-let commandNames = ["get", "watch", "lock", "unlock", "hold", "record"]
+let commandNames = ["get", "watch", "lock", "unlock", "hold", "record", "follow"]
 
 /// Parses `orientctl [--socket PATH] [--json] COMMAND [ARGS...]`.
 ///
@@ -86,7 +89,7 @@ func parseArguments(_ arguments: [String]) -> Invocation {
             duration = seconds
         case "-":
             positional.append(argument)
-        case _ where argument.hasPrefix("-"):
+        case _ where argument.hasPrefix("-") && command != "follow":  // follow's own options: FollowOptions.parse
             return .usageError(message: "unknown option '\(argument)'", command: command)
         default:
             if command == nil {
@@ -144,6 +147,12 @@ func parseArguments(_ arguments: [String]) -> Invocation {
         }
         guard positional.count == 1 else { return tooMany() }
         return .run(options, .record(path: path, duration: duration))
+    case "follow":
+        do {
+            return .run(options, .follow(try FollowOptions.parse(positional)))
+        } catch {
+            return .usageError(message: error.description, command: command)
+        }
     default:
         return .usageError(message: "unknown command '\(command)'", command: nil)
     }

@@ -12,6 +12,7 @@ enum Help {
           unlock                       unlock the rotation
           hold MASK -- COMMAND...      allow only MASK while COMMAND runs; exit with its status
           record FILE                  record sensor samples to a trace file ('-': standard output)
+          follow [OPTIONS]             rotate the screen and touch input with the orientation
 
         Options:
           --socket PATH   the daemon's socket (default: $ORIENTD_SOCKET, else /run/orientd/orientd.sock)
@@ -86,6 +87,8 @@ enum Help {
                 FILE cannot be written.
 
                 """
+        case "follow":
+            return FollowHelp.text
         default:
             return tool
         }

@@ -24,6 +24,7 @@ case .run(let options, let command):
     case .unlock: status = await UnlockCommand.run(client)
     case .hold(let mask, let argv): status = await HoldCommand.run(client, mask: mask, argv: argv)
     case .record(let path, let duration): status = await RecordCommand.run(client, path: path, duration: duration)
+    case .follow(let follow): status = await FollowCommand.run(client, options: follow)
     }
 }
 exit(status)

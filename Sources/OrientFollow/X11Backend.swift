@@ -1,0 +1,40 @@
+/// X11: `xrandr --output NAME --rotate R`, then each touchscreen's and pen's
+/// Coordinate Transformation Matrix with `xinput set-prop`.
+public struct X11Backend: FollowBackend {
+    /// xinput device names (or ids) disabled while the panel is not in its
+    /// natural orientation, e.g. `AT Translated Set 2 keyboard`.
+    public var disabledInputs: [String]
+
+    public init(disabledInputs: [String] = []) {
+        self.disabledInputs = disabledInputs
+    }
+
+    public var kind: BackendKind { .x11 }
+
+    public var outputQuery: [String]? { ["xrandr", "--query"] }
+
+    /// The connected outputs: lines `NAME connected …` at column 0.
+    public func outputNames(fromQuery text: String) -> [String] {
+        text.split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ")
+            guard line.first != " ", words.count >= 2, words[1] == "connected" else { return nil }
+            return String(words[0])
+        }
+    }
+
+    public var inputQuery: [String]? { ["xinput", "list", "--long"] }
+
+    public func commands(for change: OrientationChange, output: String, inputs: String?) -> [[String]] {
+        let transform = change.transform
+        var commands = [["xrandr", "--output", output, "--rotate", transform.xrandr]]
+        for device in XInputDevice.touchAndPen(inXInputList: inputs ?? "") {
+            commands.append(
+                ["xinput", "set-prop", String(device.id), "Coordinate Transformation Matrix"] + transform.matrix.arguments)
+        }
+        let action = change.orientation == .normal ? "enable" : "disable"
+        for input in disabledInputs {
+            commands.append(["xinput", action, input])
+        }
+        return commands
+    }
+}

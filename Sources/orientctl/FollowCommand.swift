@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import OrientClient
+import OrientFollow
+import OrientSense
+
+/// `orientctl follow`: shows every effective orientation on the panel (and
+/// its touch and pen input) through the compositor's own commands, logging
+/// each command with its exit status on standard error, until SIGINT/SIGTERM.
+enum FollowCommand {
+    static func run(_ client: OrientClient, options: FollowOptions) async -> Int32 {
+        var environment: [String: String] = [:]
+        var index = 0
+        while let entry = environ[index] {
+            let parts = String(cString: entry).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.count == 2 { environment[String(parts[0])] = String(parts[1]) }
+            index += 1
+        }
+        let plan: FollowPlan
+        do {
+            plan = try FollowPlan(options: options, environment: environment)
+        } catch {
+            Output.error("follow: \(error)")
+            return ExitStatus.usage
+        }
+        let log: @Sendable (String) -> Void = { Output.write("orientctl follow: \($0)\n", to: 2) }
+        let signals = SignalPipe.stream([SIGINT, SIGTERM])
+        log("backend \(plan.backend.kind.rawValue)" + (plan.hook.map { ", exec '\($0.source)'" } ?? ""))
+
+        // A wrong --output (or no panel at all) is an error now, while the
+        // user is looking; a compositor that is not there yet is waited for.
+        var output: String?
+        if let query = plan.backend.outputQuery {
+            let result = await CommandRunner.run(query, environment: [:], timeout: options.timeout)
+            if result.succeeded {
+                do {
+                    output = try plan.output(fromQuery: result.output)
+                } catch {
+                    Output.error("follow: \(error)")
+                    return ExitStatus.usage
+                }
+                log("output \(output ?? "")")
+            } else {
+                log("cannot list the outputs yet (\(commandLine(query)): \(result.summary)); trying again on each change")
+            }
+        } else {
+            output = plan.requestedOutput ?? ""
+        }
+        do {
+            _ = try await client.get()
+        } catch {
+            log("orientd is not reachable at \(client.socketPath) (\(error)); waiting for it")
+        }
+
+        let applier = FollowApplier(plan: plan, output: output, timeout: options.timeout, log: log)
+        return await withTaskGroup(of: Int32.self) { group in
+            group.addTask {
+                for await state in client.states() {
+                    log("orientation \(state.orientation.rawValue) (physical \(state.physical.rawValue)"
+                        + (state.locked.map { ", locked \($0.rawValue)" } ?? "") + ")")
+                    await applier.want(state.orientation)
+                }
+                return ExitStatus.success
+            }
+            if let endpoint = BackendKind.endpoint(of: plan.backend.kind, environment: environment) {
+                let (events, failure) = SocketWatch.events(of: endpoint)
+                if let failure { log("not watching for compositor restarts: \(failure)") }
+                group.addTask {
+                    for await event in events {
+                        switch event {
+                        case .vanished:
+                            log("\(endpoint) is gone; waiting for the compositor to come back")
+                        case .appeared:
+                            log("\(endpoint) is back; applying the orientation again")
+                            await applier.compositorReturned()
+                        }
+                    }
+                    // The watch ended by itself: stay until the others end.
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(86400)) }
+                    return ExitStatus.success
+                }
+            }
+            group.addTask {
+                for await signal in signals {
+                    log("stopping on signal \(signal)")
+                    return ExitStatus.success
+                }
+                return ExitStatus.success
+            }
+            let status = await group.next() ?? ExitStatus.success
+            CommandRunner.terminateAll()
+            group.cancelAll()
+            return status
+        }
+    }
+}
