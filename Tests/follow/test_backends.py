@@ -153,7 +153,8 @@ class RobustnessTests(FakeBackendTest):
         self.daemon.start(RIGHT_UP)  # normal for its first 100 ms, then right-up
         wait_for(lambda: self.tools.calls()[-1] == ["niri", "msg", "output", "eDP-1", "transform", "270"],
                  what="right-up to be applied after orientd's return")
-        self.assertEqual([c[-1] for c in self.tools.calls()[2:]], ["normal", "270"])
+        # Depending on when the client reconnects it sees the trace's first 100 ms of normal or not.
+        self.assertIn([c[-1] for c in self.tools.calls()[2:]], (["270"], ["normal", "270"]))
 
     def test_the_compositor_going_away_and_coming_back_gets_the_orientation_again(self):
         path = os.path.join(self.dir, "niri.sock")
