@@ -80,19 +80,6 @@ enum CommandRunner {
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         var cEnvironment: [UnsafeMutablePointer<CChar>?] = environmentEntries(adding: extra).map { strdup($0) } + [nil]
         defer {
@@ -101,10 +88,12 @@ enum CommandRunner {
         }
         var pid: pid_t = 0
         // Registered under the lock, so terminateAll() never misses a command that started.
-        let spawned = running.withLock { groups in
-            let result = posix_spawnp(&pid, argv[0], &actions, &attributes, &cArguments, &cEnvironment)
-            if result == 0 { groups.insert(pid) }
-            return result
+        let spawned = ChildProcess.withAttributes(newProcessGroup: true) { attributes in
+            running.withLock { groups in
+                let result = posix_spawnp(&pid, argv[0], &actions, &attributes, &cArguments, &cEnvironment)
+                if result == 0 { groups.insert(pid) }
+                return result
+            }
         }
         close(outPipe[1])
         close(errPipe[1])
@@ -178,16 +167,20 @@ enum CommandRunner {
 
     /// This process's environment with `extra` set (replacing any same-named entries).
     private static func environmentEntries(adding extra: [String: String]) -> [String] {
-        var entries: [String] = []
-        var index = 0
-        while let entry = environ[index] {
-            let text = String(cString: entry)
-            let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text
-            if extra[name] == nil { entries.append(text) }
-            index += 1
-        }
-        return entries + extra.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        environmentVariables().merging(extra) { _, new in new }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     }
+}
+
+/// This process's environment variables.
+func environmentVariables() -> [String: String] {
+    var variables: [String: String] = [:]
+    var index = 0
+    while let entry = environ[index] {
+        let parts = String(cString: entry).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        if parts.count == 2 { variables[String(parts[0])] = String(parts[1]) }
+        index += 1
+    }
+    return variables
 }
 
 /// Milliseconds on CLOCK_MONOTONIC.

@@ -10,13 +10,7 @@ import OrientSense
 /// each command with its exit status on standard error, until SIGINT/SIGTERM.
 enum FollowCommand {
     static func run(_ client: OrientClient, options: FollowOptions) async -> Int32 {
-        var environment: [String: String] = [:]
-        var index = 0
-        while let entry = environ[index] {
-            let parts = String(cString: entry).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            if parts.count == 2 { environment[String(parts[0])] = String(parts[1]) }
-            index += 1
-        }
+        let environment = environmentVariables()
         let plan: FollowPlan
         do {
             plan = try FollowPlan(options: options, environment: environment)

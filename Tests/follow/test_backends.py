@@ -173,7 +173,7 @@ class RobustnessTests(FakeBackendTest):
         self.assertIn("niri.sock is back; applying the orientation again", follow.log())
 
     def test_a_hanging_command_is_killed_and_never_holds_up_the_latest_orientation(self):
-        follow = self.follow(["--backend", "niri", "--timeout", "2"])
+        follow = self.follow(["--backend", "niri", "--timeout", "4"])
         self.tools.wait_calls(2)
         self.tools.hang("niri")
         self.daemon.orientctl("lock", "normal")
@@ -181,7 +181,7 @@ class RobustnessTests(FakeBackendTest):
         self.daemon.orientctl("lock", "bottom-up")
         self.daemon.orientctl("lock", "right-up")
         # The stream keeps flowing while the command hangs…
-        follow.wait_log("orientation right-up", timeout=1.5)
+        follow.wait_log("orientation right-up", timeout=3.5)
         self.assertNotIn("timed out", follow.log())
         self.tools.hang("niri", on=False)
         # …and after the kill, the newest orientation goes next; bottom-up is skipped.
