@@ -13,11 +13,15 @@ public struct FollowOptions: Sendable, Equatable {
     public var disabledInputs: [String] = []
     /// `--disable-keyboard`: the built-in keyboard among them.
     public var disableKeyboard = false
+    /// `--disable-touchpad`: the touchpads among them.
+    public var disableTouchpad = false
 
     public init() {}
 
     /// The options `parse` understands, for the help and for suggestions.
-    public static let names = ["--backend", "--output", "--exec", "--timeout", "--disable-input", "--disable-keyboard"]
+    public static let names = [
+        "--backend", "--output", "--exec", "--timeout", "--disable-input", "--disable-keyboard", "--disable-touchpad",
+    ]
 
     /// Parses the words after `follow` (global options already taken out).
     /// Values follow their option as the next word or after `=`.
@@ -59,6 +63,8 @@ public struct FollowOptions: Sendable, Equatable {
                 options.disabledInputs.append(try validInputName(try value()))
             case "--disable-keyboard" where inlineValue == nil:
                 options.disableKeyboard = true
+            case "--disable-touchpad" where inlineValue == nil:
+                options.disableTouchpad = true
             default:
                 if word.hasPrefix("-") { throw FollowError("unknown option '\(word)' for follow") }
                 throw FollowError("unexpected argument '\(word)'")

@@ -30,12 +30,18 @@ public struct FollowPlan: Sendable {
         if !disabled.isEmpty && kind != .sway && kind != .x11 {
             throw FollowError("--disable-input works with sway and x11, not \(kind.rawValue)")
         }
+        if options.disableTouchpad {
+            guard kind == .sway || kind == .x11 else {
+                throw FollowError("--disable-touchpad works with sway and x11, not \(kind.rawValue)")
+            }
+            if kind == .sway { disabled.append("type:touchpad") }
+        }
         switch kind {
         case .sway: backend = SwayBackend(disabledInputs: disabled)
         case .hyprland: backend = HyprlandBackend()
         case .niri: backend = NiriBackend()
         case .wlrRandr: backend = WlrRandrBackend()
-        case .x11: backend = X11Backend(disabledInputs: disabled)
+        case .x11: backend = X11Backend(disabledInputs: disabled, disableTouchpads: options.disableTouchpad)
         case .exec: backend = ExecBackend()
         }
         hook = options.exec

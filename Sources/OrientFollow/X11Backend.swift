@@ -4,9 +4,12 @@ public struct X11Backend: FollowBackend {
     /// xinput device names (or ids) disabled while the panel is not in its
     /// natural orientation, e.g. `AT Translated Set 2 keyboard`.
     public var disabledInputs: [String]
+    /// Disable the touchpads too (found in the device list by their dependent touch).
+    public var disableTouchpads: Bool
 
-    public init(disabledInputs: [String] = []) {
+    public init(disabledInputs: [String] = [], disableTouchpads: Bool = false) {
         self.disabledInputs = disabledInputs
+        self.disableTouchpads = disableTouchpads
     }
 
     public var kind: BackendKind { .x11 }
@@ -27,13 +30,17 @@ public struct X11Backend: FollowBackend {
     public func commands(for change: OrientationChange, output: String, inputs: String?) -> [[String]] {
         let transform = change.transform
         var commands = [["xrandr", "--output", output, "--rotate", transform.xrandr]]
-        for device in XInputDevice.touchAndPen(inXInputList: inputs ?? "") {
+        let devices = XInputDevice.pointers(inXInputList: inputs ?? "")
+        for device in devices where device.kind == .touchscreen || device.kind == .pen {
             commands.append(
                 ["xinput", "set-prop", String(device.id), "Coordinate Transformation Matrix"] + transform.matrix.arguments)
         }
         let action = change.orientation == .normal ? "enable" : "disable"
         for input in disabledInputs {
             commands.append(["xinput", action, input])
+        }
+        for device in devices where disableTouchpads && device.kind == .touchpad {
+            commands.append(["xinput", action, String(device.id)])
         }
         return commands
     }

@@ -1,46 +1,65 @@
-/// A touchscreen or pen found in `xinput list --long`.
+/// A pointer device in `xinput list --long`, with what kind it is.
 public struct XInputDevice: Sendable, Equatable {
-    /// The X input device id (what `xinput set-prop` is given: names repeat,
-    /// e.g. a touchscreen and its stylus).
-    public var id: Int
-    public var name: String
-
-    public init(id: Int, name: String) {
-        self.id = id
-        self.name = name
+    public enum Kind: Sendable, Equatable {
+        /// Direct touch (`Touch mode: direct`): follows the panel.
+        case touchscreen
+        /// An absolute valuator labelled `Abs Pressure`: follows the panel.
+        case pen
+        /// Dependent touch (`Touch mode: dependent`).
+        case touchpad
+        /// Mice, trackpoints, XTEST devices.
+        case other
     }
 
-    /// The slave pointers that report absolute positions on the panel:
-    /// direct touch (`Touch mode: direct`) or a pen (an absolute valuator
-    /// labelled `Abs Pressure`). Touchpads (dependent touch, relative motion)
-    /// and mice are left out.
-    public static func touchAndPen(inXInputList text: String) -> [XInputDevice] {
+    /// The X input device id (what `xinput` is given: names repeat, e.g. a
+    /// touchscreen and its stylus).
+    public var id: Int
+    public var name: String
+    public var kind: Kind
+
+    public init(id: Int, name: String, kind: Kind) {
+        self.id = id
+        self.name = name
+        self.kind = kind
+    }
+
+    /// The slave pointers in `xinput list --long`'s output, in order.
+    public static func pointers(inXInputList text: String) -> [XInputDevice] {
         var devices: [XInputDevice] = []
         var current: (device: XInputDevice, slavePointer: Bool)?
         var absolute = false
         var pressure = false
-        var direct = false
+        var touch: String?
 
         func finish() {
-            if let current, current.slavePointer, direct || (pressure && absolute) { devices.append(current.device) }
-            absolute = false
-            pressure = false
-            direct = false
+            guard var device = current?.device, current?.slavePointer == true else { return }
+            switch touch {
+            case "direct": device.kind = .touchscreen
+            case "dependent": device.kind = .touchpad
+            default: device.kind = pressure && absolute ? .pen : .other
+            }
+            devices.append(device)
         }
 
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if let header = header(line) {
                 finish()
                 current = header
+                (absolute, pressure, touch) = (false, false, nil)
                 continue
             }
             let trimmed = line.trimmed([" ", "\t"])
-            if trimmed == "Touch mode: direct" { direct = true }
+            if trimmed.hasPrefix("Touch mode: ") { touch = String(trimmed.dropFirst("Touch mode: ".count)) }
             if trimmed == "Label: Abs Pressure" { pressure = true }
             if trimmed == "Mode: absolute" { absolute = true }
         }
         finish()
         return devices
+    }
+
+    /// The devices whose input must turn with the panel: touchscreens and pens.
+    public static func touchAndPen(inXInputList text: String) -> [XInputDevice] {
+        pointers(inXInputList: text).filter { $0.kind == .touchscreen || $0.kind == .pen }
     }
 
     /// A device's first line: `⎜   ↳ NAME<TAB>id=N<TAB>[slave  pointer  (2)]`.
@@ -51,7 +70,7 @@ public struct XInputDevice: Sendable, Equatable {
         let decoration: Set<Character> = ["⎡", "⎜", "⎣", "↳", " ", "\t"]
         let name = String(line[..<idRange.lowerBound].drop { decoration.contains($0) }).trimmed([" ", "\t"])
         let kind = afterID.drop { $0 != "[" }.split(separator: " ", omittingEmptySubsequences: true)
-        return (XInputDevice(id: id, name: name), kind.first == "[slave" && kind.dropFirst().first == "pointer")
+        return (XInputDevice(id: id, name: name, kind: .other), kind.first == "[slave" && kind.dropFirst().first == "pointer")
     }
 }
 

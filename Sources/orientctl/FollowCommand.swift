@@ -50,9 +50,14 @@ enum FollowCommand {
         let applier = FollowApplier(plan: plan, output: output, timeout: options.timeout, log: log)
         return await withTaskGroup(of: Int32.self) { group in
             group.addTask {
+                var last = ""
                 for await state in client.states() {
-                    log("orientation \(state.orientation.rawValue) (physical \(state.physical.rawValue)"
-                        + (state.locked.map { ", locked \($0.rawValue)" } ?? "") + ")")
+                    // Tilt and layout changes come as states too; only these matter here.
+                    let line = "orientation \(state.orientation.rawValue) (physical \(state.physical.rawValue)"
+                        + (state.locked.map { ", locked \($0.rawValue)" } ?? "") + ")"
+                    guard line != last else { continue }
+                    last = line
+                    log(line)
                     await applier.want(state.orientation)
                 }
                 return ExitStatus.success

@@ -3,6 +3,7 @@ enum FollowHelp {
     static let text = """
         usage: orientctl [--socket PATH] follow [--backend NAME] [--output NAME] [--exec TEMPLATE]
                          [--timeout SECONDS] [--disable-input DEVICE]... [--disable-keyboard]
+                         [--disable-touchpad]
 
         Shows every effective orientation (after app constraints and the lock) on the
         built-in panel and turns its touchscreen and pen input with it, through the
@@ -30,6 +31,7 @@ enum FollowHelp {
           --timeout SECONDS       how long one command may run before it is killed (default 5)
           --disable-input DEVICE  disable DEVICE while not in the natural orientation (sway, x11)
           --disable-keyboard      the same for the built-in keyboard (AT Translated Set 2)
+          --disable-touchpad      the same for the touchpads
 
         Example: orientctl follow --exec 'notify-send "Screen: {orientation}"'
 

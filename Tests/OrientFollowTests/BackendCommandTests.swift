@@ -56,9 +56,9 @@ struct BackendCommandTests {
         #expect(WlrRandrBackend().commands(for: Self.change(.normal), output: "eDP-1", inputs: nil) == [["wlr-randr", "--output", "eDP-1", "--transform", "normal"]])
     }
 
-    @Test("X11 rotates with xrandr, then sets the matrix of every touchscreen and pen by id")
+    @Test("X11 rotates with xrandr, sets the matrix of every touchscreen and pen by id, and disables keyboard and touchpad")
     func x11() {
-        let commands = X11Backend(disabledInputs: ["AT Translated Set 2 keyboard"])
+        let commands = X11Backend(disabledInputs: ["AT Translated Set 2 keyboard"], disableTouchpads: true)
             .commands(for: Self.change(.leftUp), output: "eDP1", inputs: XInputSamples.laptop)
         #expect(
             commands == [
@@ -67,7 +67,17 @@ struct BackendCommandTests {
                 ["xinput", "set-prop", "15", "Coordinate Transformation Matrix", "0", "-1", "1", "1", "0", "0", "0", "0", "1"],
                 ["xinput", "set-prop", "16", "Coordinate Transformation Matrix", "0", "-1", "1", "1", "0", "0", "0", "0", "1"],
                 ["xinput", "disable", "AT Translated Set 2 keyboard"],
+                ["xinput", "disable", "12"],
             ])
+    }
+
+    @Test("--disable-touchpad is sway's type:touchpad")
+    func swayTouchpad() throws {
+        var options = FollowOptions()
+        options.backend = .sway
+        options.disableTouchpad = true
+        let plan = try FollowPlan(options: options, environment: [:])
+        #expect(try plan.commands(for: Self.change(.leftUp), output: "eDP-1", inputs: nil).last == ["swaymsg", "input", "type:touchpad", "events", "disabled"])
     }
 
     @Test("the exec hook runs after the backend's commands with the values in its environment")

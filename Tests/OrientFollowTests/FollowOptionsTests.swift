@@ -10,7 +10,9 @@ struct FollowOptionsTests {
     func parse() throws {
         let options = try FollowOptions.parse([
             "--backend", "sway", "--output=HEADLESS-1", "--timeout", "0.5", "--disable-input", "type:touchpad", "--disable-keyboard",
+            "--disable-touchpad",
         ])
+        #expect(options.disableTouchpad)
         #expect(options.backend == .sway)
         #expect(options.output == "HEADLESS-1")
         #expect(options.timeout == 0.5)

@@ -71,9 +71,13 @@ struct OutputDiscoveryTests {
     func xinputDevices() {
         #expect(
             XInputDevice.touchAndPen(inXInputList: XInputSamples.laptop) == [
-                XInputDevice(id: 10, name: "ELAN2514:00 04F3:2817"),
-                XInputDevice(id: 15, name: "ELAN2514:00 04F3:2817 Stylus Pen (0)"),
-                XInputDevice(id: 16, name: "Wacom HID 52C2 Pen stylus"),
+                XInputDevice(id: 10, name: "ELAN2514:00 04F3:2817", kind: .touchscreen),
+                XInputDevice(id: 15, name: "ELAN2514:00 04F3:2817 Stylus Pen (0)", kind: .pen),
+                XInputDevice(id: 16, name: "Wacom HID 52C2 Pen stylus", kind: .pen),
+            ])
+        #expect(
+            XInputDevice.pointers(inXInputList: XInputSamples.laptop).map(\.kind) == [
+                .other, .touchscreen, .touchpad, .pen, .pen,
             ])
         #expect(XInputDevice.touchAndPen(inXInputList: "garbage\n\tid=x\n") == [])
     }
