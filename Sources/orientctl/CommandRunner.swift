@@ -22,7 +22,11 @@ struct CommandResult: Sendable {
     /// `exit 0`, `exit 2: <first line of stderr>`, `killed after 5 s`, `not found`.
     var summary: String {
         if let spawnError {
-            return spawnError == ENOENT ? "not found" : "cannot run: \(String(cString: strerror(spawnError)))"
+            switch spawnError {
+            case ENOENT: return "not found"
+            case ECANCELED: return "not run: orientctl is stopping"
+            default: return "cannot run: \(String(cString: strerror(spawnError)))"
+            }
         }
         var text = timedOut ? "timed out, killed" : "exit \(status)"
         text += " (\(milliseconds) ms)"
@@ -38,8 +42,9 @@ struct CommandResult: Sendable {
 /// killed at the deadline. Blocking work happens on a Dispatch thread, never
 /// on the caller's.
 enum CommandRunner {
-    /// The process groups running now, killed when orientctl is stopped.
-    private static let running = Mutex<Set<pid_t>>([])
+    /// The process groups running now, killed when orientctl is stopped; once
+    /// it is stopping, no command starts.
+    private static let running = Mutex<(groups: Set<pid_t>, stopping: Bool)>(([], false))
 
     /// Standard output is kept up to this size (a compositor's output list with all its modes fits).
     static let outputLimit = 4 << 20
@@ -54,10 +59,14 @@ enum CommandRunner {
         }
     }
 
+    /// True once `terminateAll` was called.
+    static var isStopping: Bool { running.withLock { $0.stopping } }
+
     /// Sends SIGTERM to every command still running (orientctl is stopping).
     static func terminateAll() {
-        running.withLock { groups in
-            for group in groups { kill(-group, SIGTERM) }
+        running.withLock { running in
+            running.stopping = true
+            for group in running.groups { kill(-group, SIGTERM) }
         }
     }
 
@@ -89,9 +98,10 @@ enum CommandRunner {
         var pid: pid_t = 0
         // Registered under the lock, so terminateAll() never misses a command that started.
         let spawned = ChildProcess.withAttributes(newProcessGroup: true) { attributes in
-            running.withLock { groups in
+            running.withLock { running in
+                if running.stopping { return ECANCELED }
                 let result = posix_spawnp(&pid, argv[0], &actions, &attributes, &cArguments, &cEnvironment)
-                if result == 0 { groups.insert(pid) }
+                if result == 0 { running.groups.insert(pid) }
                 return result
             }
         }
@@ -150,7 +160,7 @@ enum CommandRunner {
                 }
             }
         }
-        _ = running.withLock { $0.remove(pid) }
+        _ = running.withLock { $0.groups.remove(pid) }
         result.status = exitStatus ?? 128 + SIGKILL
         result.output = String(decoding: out, as: UTF8.self)
         result.errorOutput = String(decoding: err, as: UTF8.self)

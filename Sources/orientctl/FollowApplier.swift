@@ -61,6 +61,7 @@ actor FollowApplier {
         while let target = wanted, target != shown {
             let started = generation
             let applied = await apply(target)
+            if CommandRunner.isStopping { break }
             if generation != started { continue }
             if applied {
                 shown = target

@@ -111,7 +111,7 @@ class SwayTests(TempDirTest):
         self.daemon.effective("left-up")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "SWAYSOCK": self.sway.socket,
                "XDG_RUNTIME_DIR": self.sway.runtime}
-        self.follow = Follow(self.daemon, ["--output", "HEADLESS-1"], env, self.dir)
+        self.follow = Follow(self.daemon, ["--output", "HEADLESS-1", "--disable-keyboard", "--disable-touchpad"], env, self.dir)
         self.addCleanup(self.follow.stop)
 
     def shows(self, orientation):
@@ -135,6 +135,12 @@ class SwayTests(TempDirTest):
         log = self.follow.log()
         for transform in ["90", "normal", "180", "270"]:
             self.assertIn(f"swaymsg output HEADLESS-1 transform {transform}: exit 0", log)
+        # The keyboard and touchpads are off away from normal, on again in normal; sway took each command.
+        sway_log = self.sway.log()
+        for device in ["1:1:AT_Translated_Set_2_keyboard", "type:touchpad"]:
+            for state in ["disabled", "enabled"]:
+                self.assertIn(f"swaymsg input {device} events {state}: exit 0", log)
+                self.assertIn(f"Handling command 'input {device} events {state}'", sway_log)
         self.assertEqual(self.follow.stop(), 0)
         print("\n--- orientctl follow's log against headless sway ---\n" + self.follow.log(), end="")
 
@@ -154,5 +160,6 @@ class SwayTests(TempDirTest):
         self.assertIsNone(failure, "sway started once; it must start again")
         self.shows("left-up")
         self.follow.wait_log("is back; applying the orientation again")
-        self.assertEqual(self.sway.log().count("Handling command 'input type:touch map_to_output HEADLESS-1'"), 2,
-                         "touch is mapped again in the new sway")
+        # The transform comes first; touch is mapped again right after it, in the new sway.
+        wait_for(lambda: self.sway.log().count("Handling command 'input type:touch map_to_output HEADLESS-1'") == 2,
+                 what="touch to be mapped again in the new sway")
