@@ -8,6 +8,9 @@ public struct FollowOptions: Sendable, Equatable {
     public var exec: ExecTemplate?
     /// `--timeout`: seconds one command may take before it is killed.
     public var timeout: Double = 5
+    /// `--compositor-timeout`: seconds a compositor that went away (its socket
+    /// removed) may take to come back before follow stops.
+    public var compositorTimeout: Double = 10
     /// `--disable-input` (and `--disable-keyboard`): inputs disabled while the
     /// panel is not in its natural orientation.
     public var disabledInputs: [String] = []
@@ -20,7 +23,7 @@ public struct FollowOptions: Sendable, Equatable {
 
     /// The options `parse` understands, for the help and for suggestions.
     public static let names = [
-        "--backend", "--output", "--exec", "--timeout", "--disable-input", "--disable-keyboard", "--disable-touchpad",
+        "--backend", "--output", "--exec", "--timeout", "--compositor-timeout", "--disable-input", "--disable-keyboard", "--disable-touchpad",
     ]
 
     /// Parses the words after `follow` (global options already taken out).
@@ -54,11 +57,9 @@ public struct FollowOptions: Sendable, Equatable {
             case "--exec":
                 options.exec = try ExecTemplate(try value())
             case "--timeout":
-                let text = try value()
-                guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3600 else {
-                    throw FollowError("--timeout needs a number of seconds between 0 and 3600, not '\(text)'")
-                }
-                options.timeout = seconds
+                options.timeout = try seconds(try value(), for: name)
+            case "--compositor-timeout":
+                options.compositorTimeout = try seconds(try value(), for: name)
             case "--disable-input":
                 options.disabledInputs.append(try validInputName(try value()))
             case "--disable-keyboard" where inlineValue == nil:
@@ -76,6 +77,14 @@ public struct FollowOptions: Sendable, Equatable {
             throw FollowError("--backend exec needs --exec TEMPLATE")
         }
         return options
+    }
+
+    /// A number of seconds in (0, 3600].
+    static func seconds(_ text: String, for option: String) throws(FollowError) -> Double {
+        guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3600 else {
+            throw FollowError("\(option) needs a number of seconds between 0 and 3600, not '\(text)'")
+        }
+        return seconds
     }
 
     /// Output names are connector names (eDP-1, DSI-1, HEADLESS-1): letters,

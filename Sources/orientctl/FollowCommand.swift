@@ -65,11 +65,20 @@ enum FollowCommand {
             if let endpoint = BackendKind.endpoint(of: plan.backend.kind, environment: environment) {
                 let (events, failure) = SocketWatch.events(of: endpoint)
                 if let failure { log("not watching for compositor restarts: \(failure)") }
+                let grace = options.compositorTimeout
+                // A compositor that does not come back has ended the session: so does follow.
+                let (expiries, expire) = AsyncStream.makeStream(of: Void.self)
                 group.addTask {
+                    var timer: Task<Void, Never>?
                     for await event in events {
+                        timer?.cancel()
                         switch event {
                         case .vanished:
-                            log("\(endpoint) is gone; waiting for the compositor to come back")
+                            log("\(endpoint) is gone; waiting up to \(formatSeconds(grace)) s for the compositor to come back")
+                            timer = Task {
+                                guard (try? await Task.sleep(for: .milliseconds(Int(grace * 1000)))) != nil else { return }
+                                expire.yield()
+                            }
                         case .appeared:
                             log("\(endpoint) is back; applying the orientation again")
                             await applier.compositorReturned()
@@ -77,6 +86,13 @@ enum FollowCommand {
                     }
                     // The watch ended by itself: stay until the others end.
                     while !Task.isCancelled { try? await Task.sleep(for: .seconds(86400)) }
+                    return ExitStatus.success
+                }
+                group.addTask {
+                    for await _ in expiries {
+                        log("the compositor did not come back within \(formatSeconds(grace)) s; stopping")
+                        return ExitStatus.success
+                    }
                     return ExitStatus.success
                 }
             }
@@ -93,4 +109,9 @@ enum FollowCommand {
             return status
         }
     }
+}
+
+/// Seconds for the log: `10`, `0.5`.
+private func formatSeconds(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
 }

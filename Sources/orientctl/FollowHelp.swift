@@ -2,15 +2,16 @@
 enum FollowHelp {
     static let text = """
         usage: orientctl [--socket PATH] follow [--backend NAME] [--output NAME] [--exec TEMPLATE]
-                         [--timeout SECONDS] [--disable-input DEVICE]... [--disable-keyboard]
-                         [--disable-touchpad]
+                         [--timeout SECONDS] [--compositor-timeout SECONDS]
+                         [--disable-input DEVICE]... [--disable-keyboard] [--disable-touchpad]
 
         Shows every effective orientation (after app constraints and the lock) on the
         built-in panel and turns its touchscreen and pen input with it, through the
         compositor's own commands, until SIGINT or SIGTERM. Each command is logged on
         standard error with its exit status. Only changes are applied; while a command
         runs, newer orientations replace older ones, and a command that hangs is
-        killed after --timeout. Keeps going when orientd or the compositor restarts.
+        killed after --timeout. Keeps going when orientd or the compositor restarts;
+        stops (exit 0) when the compositor's socket stays away.
 
         Backends (default: the first of SWAYSOCK, HYPRLAND_INSTANCE_SIGNATURE,
         NIRI_SOCKET, WAYLAND_DISPLAY, DISPLAY that is set):
@@ -29,6 +30,9 @@ enum FollowHelp {
                                   also in $ORIENTATION $PREV_ORIENTATION $ORIENTD_TRANSFORM
                                   $ORIENTD_XRANDR $ORIENTD_OUTPUT; {{ and }} are braces
           --timeout SECONDS       how long one command may run before it is killed (default 5)
+          --compositor-timeout SECONDS
+                                  how long a compositor whose socket went away may take to
+                                  come back before follow stops (default 10)
           --disable-input DEVICE  disable DEVICE while not in the natural orientation (sway, x11)
           --disable-keyboard      the same for the built-in keyboard (AT Translated Set 2)
           --disable-touchpad      the same for the touchpads

@@ -35,6 +35,7 @@ struct FollowOptionsTests {
             (["--output"], "--output needs a value"),
             (["--timeout", "-1"], "--timeout needs a number of seconds between 0 and 3600, not '-1'"),
             (["--timeout", "nan"], "--timeout needs a number of seconds between 0 and 3600, not 'nan'"),
+            (["--compositor-timeout=0"], "--compositor-timeout needs a number of seconds between 0 and 3600, not '0'"),
             (["--disable-input", "kbd\"; exec x"], "bad input name 'kbd\"; exec x': printable text without '\"', ',' or ';'"),
             (["--backend", "exec"], "--backend exec needs --exec TEMPLATE"),
             (["--frobnicate"], "unknown option '--frobnicate' for follow"),

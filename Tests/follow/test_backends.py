@@ -172,6 +172,17 @@ class RobustnessTests(FakeBackendTest):
         self.assertEqual(calls[2:], [["niri", "msg", "--json", "outputs"], ["niri", "msg", "output", "eDP-1", "transform", "90"]])
         self.assertIn("niri.sock is back; applying the orientation again", follow.log())
 
+    def test_a_compositor_that_stays_away_ends_follow(self):
+        path = os.path.join(self.dir, "niri.sock")
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(path)
+        follow = self.follow(["--compositor-timeout", "0.5"], NIRI_SOCKET=path)
+        self.tools.wait_calls(2)
+        listener.close()
+        os.unlink(path)
+        self.assertEqual(follow.process.wait(timeout=10), 0)
+        self.assertIn("the compositor did not come back within 0.5 s; stopping", follow.log())
+
     def test_a_hanging_command_is_killed_and_never_holds_up_the_latest_orientation(self):
         follow = self.follow(["--backend", "niri", "--timeout", "4"])
         self.tools.wait_calls(2)

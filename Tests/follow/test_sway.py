@@ -155,7 +155,7 @@ class SwayTests(TempDirTest):
         self.shows("left-up")
         self.follow.wait_log("swaymsg input type:tablet_tool map_to_output HEADLESS-1: exit 0")
         self.sway.stop()
-        self.follow.wait_log("is gone; waiting for the compositor")
+        self.follow.wait_log("is gone; waiting up to 10 s for the compositor to come back")
         failure = self.sway.start()
         self.assertIsNone(failure, "sway started once; it must start again")
         self.shows("left-up")
