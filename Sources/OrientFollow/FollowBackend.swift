@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// One orientation to apply to the panel.
 public struct OrientationChange: Sendable, Equatable {

@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// How each tool names the turn that shows an orientation upright: the
 /// compositors' wl_output transform, Hyprland's index, xrandr's rotation, and

@@ -1,5 +1,5 @@
 import OrientFollow
-import OrientSense
+import OrientProtocol
 
 /// What the command line asks for.
 enum Invocation: Equatable {

@@ -1,5 +1,5 @@
 import OrientFollow
-import OrientSense
+import OrientProtocol
 
 /// Applies the newest wanted orientation, one command at a time, off the
 /// stream's path: `want` returns at once, and while commands run only the

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import OrientClient
 import OrientFollow
-import OrientSense
+import OrientProtocol
 
 /// `orientctl follow`: shows every effective orientation on the panel (and
 /// its touch and pen input) through the compositor's own commands, logging

@@ -1,4 +1,4 @@
-import OrientSense
+import OrientProtocol
 import Testing
 
 @testable import OrientFollow
