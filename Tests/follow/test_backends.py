@@ -156,6 +156,16 @@ class RobustnessTests(FakeBackendTest):
         # Depending on when the client reconnects it sees the trace's first 100 ms of normal or not.
         self.assertIn([c[-1] for c in self.tools.calls()[2:]], (["270"], ["normal", "270"]))
 
+    def test_follow_started_before_orientd_waits_for_it(self):
+        self.daemon.stop()
+        follow = self.follow(["--backend", "niri"])
+        follow.wait_log("orientd is not reachable at")
+        self.assertIn("waiting for it", follow.log())
+        self.assertIsNone(follow.process.poll())
+        self.daemon.start()
+        wait_for(lambda: self.tools.calls()[-1:] == [["niri", "msg", "output", "eDP-1", "transform", "90"]],
+                 what="left-up to be applied once orientd is there")
+
     def test_the_compositor_going_away_and_coming_back_gets_the_orientation_again(self):
         path = os.path.join(self.dir, "niri.sock")
         listener = socket.socket(socket.AF_UNIX)
