@@ -121,6 +121,10 @@ enum CommandRunner {
         let deadline = start + Int(timeout * 1000)
         var open = [true, true]
         var exitStatus: Int32?
+        // With both pipes closed the command is usually just exiting: look again
+        // soon, then less and less often (one that closed them and runs on is
+        // still killed at the deadline).
+        var closedWait = 1
         while exitStatus == nil || open.contains(true) {
             if exitStatus == nil {
                 var status: Int32 = 0
@@ -137,7 +141,11 @@ enum CommandRunner {
             }
             // Once the command has exited, only what is already buffered is read:
             // a background child holding the pipe open does not hold up the log.
-            let wait = exitStatus == nil ? Int32(min(50, max(0, deadline - now))) : 0
+            var wait = exitStatus == nil ? Int32(min(50, max(0, deadline - now))) : 0
+            if exitStatus == nil && !open.contains(true) {
+                wait = Int32(min(closedWait, Int(wait)))
+                closedWait = min(50, closedWait * 2)
+            }
             var fds = [pollfd(fd: outPipe[0], events: Int16(POLLIN), revents: 0), pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0)]
             for i in 0..<2 where !open[i] { fds[i].fd = -1 }
             let ready = poll(&fds, 2, wait)

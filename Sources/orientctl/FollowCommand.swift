@@ -91,6 +91,7 @@ enum FollowCommand {
                 group.addTask {
                     for await _ in expiries {
                         log("the compositor did not come back within \(formatSeconds(grace)) s; stopping")
+                        CommandRunner.terminateAll()
                         return ExitStatus.success
                     }
                     return ExitStatus.success
@@ -99,6 +100,7 @@ enum FollowCommand {
             group.addTask {
                 for await signal in signals {
                     log("stopping on signal \(signal)")
+                    CommandRunner.terminateAll()
                     return ExitStatus.success
                 }
                 return ExitStatus.success
