@@ -44,7 +44,7 @@ enum FollowCommand {
         do {
             _ = try await client.get()
         } catch {
-            log("orientd is not reachable at \(client.socketPath) (\(error)); waiting for it")
+            log("\(error); waiting for orientd")
         }
 
         let applier = FollowApplier(plan: plan, output: output, timeout: options.timeout, log: log)

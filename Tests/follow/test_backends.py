@@ -159,8 +159,8 @@ class RobustnessTests(FakeBackendTest):
     def test_follow_started_before_orientd_waits_for_it(self):
         self.daemon.stop()
         follow = self.follow(["--backend", "niri"])
-        follow.wait_log("orientd is not reachable at")
-        self.assertIn("waiting for it", follow.log())
+        follow.wait_log("orientd unavailable: no socket at")
+        self.assertIn("; waiting for orientd", follow.log())
         self.assertIsNone(follow.process.poll())
         self.daemon.start()
         wait_for(lambda: self.tools.calls()[-1:] == [["niri", "msg", "output", "eDP-1", "transform", "90"]],
