@@ -8,5 +8,5 @@ public struct ExecBackend: FollowBackend {
 
     public func outputNames(fromQuery text: String) -> [String] { [] }
 
-    public func commands(for change: OrientationChange, output: String, inputs: String?) -> [[String]] { [] }
+    public func commands(for change: OrientationChange, output: String, answers: [String]) -> [[String]] { [] }
 }

@@ -31,16 +31,17 @@ public protocol FollowBackend: Sendable {
     /// The output names in what `outputQuery` printed.
     func outputNames(fromQuery text: String) throws(FollowError) -> [String]
 
-    /// A command whose output `commands` needs (the input devices), if any.
-    var inputQuery: [String]? { get }
+    /// Commands whose output `commands` needs (X11's input devices and
+    /// outputs), run before each change.
+    var queries: [[String]] { get }
 
-    /// The commands that show `change` on `output`; `inputs` is what
-    /// `inputQuery` printed.
-    func commands(for change: OrientationChange, output: String, inputs: String?) throws(FollowError) -> [[String]]
+    /// The commands that show `change` on `output`; `answers` holds what each
+    /// of `queries` printed (empty when it failed).
+    func commands(for change: OrientationChange, output: String, answers: [String]) throws(FollowError) -> [[String]]
 }
 
 extension FollowBackend {
-    public var inputQuery: [String]? { nil }
+    public var queries: [[String]] { [] }
 }
 
 /// What `tool` printed, parsed as JSON.

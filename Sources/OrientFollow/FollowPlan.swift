@@ -49,8 +49,8 @@ public struct FollowPlan: Sendable {
     }
 
     /// Every command for `change` on `output`, in order.
-    public func commands(for change: OrientationChange, output: String, inputs: String?) throws(FollowError) -> [[String]] {
-        var commands = try backend.commands(for: change, output: output, inputs: inputs)
+    public func commands(for change: OrientationChange, output: String, answers: [String]) throws(FollowError) -> [[String]] {
+        var commands = try backend.commands(for: change, output: output, answers: answers)
         if let hook { commands.append(hook.command(for: change, output: output)) }
         return commands
     }

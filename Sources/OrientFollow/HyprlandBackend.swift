@@ -11,7 +11,7 @@ public struct HyprlandBackend: FollowBackend {
         try namesOfJSONArray(text, tool: "hyprctl monitors -j")
     }
 
-    public func commands(for change: OrientationChange, output: String, inputs: String?) -> [[String]] {
+    public func commands(for change: OrientationChange, output: String, answers: [String]) -> [[String]] {
         let t = change.transform.hyprland
         var keywords = [
             "keyword monitor \(output),transform,\(t)",

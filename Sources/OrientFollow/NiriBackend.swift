@@ -16,7 +16,7 @@ public struct NiriBackend: FollowBackend {
         return members.map { $0.key }
     }
 
-    public func commands(for change: OrientationChange, output: String, inputs: String?) -> [[String]] {
+    public func commands(for change: OrientationChange, output: String, answers: [String]) -> [[String]] {
         [["niri", "msg", "output", output, "transform", change.transform.wlOutputName]]
     }
 }

@@ -17,7 +17,7 @@ public struct SwayBackend: FollowBackend {
         try namesOfJSONArray(text, tool: "swaymsg -t get_outputs")
     }
 
-    public func commands(for change: OrientationChange, output: String, inputs: String?) -> [[String]] {
+    public func commands(for change: OrientationChange, output: String, answers: [String]) -> [[String]] {
         var commands = [["swaymsg", "output", output, "transform", change.transform.wlOutputName]]
         if change.initial {
             for type in ["touch", "tablet_tool"] {

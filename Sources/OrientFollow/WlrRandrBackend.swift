@@ -16,7 +16,7 @@ public struct WlrRandrBackend: FollowBackend {
         }
     }
 
-    public func commands(for change: OrientationChange, output: String, inputs: String?) -> [[String]] {
+    public func commands(for change: OrientationChange, output: String, answers: [String]) -> [[String]] {
         [["wlr-randr", "--output", output, "--transform", change.transform.wlOutputName]]
     }
 }

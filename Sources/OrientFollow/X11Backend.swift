@@ -1,5 +1,8 @@
 /// X11: `xrandr --output NAME --rotate R`, then each touchscreen's and pen's
-/// Coordinate Transformation Matrix with `xinput set-prop`.
+/// Coordinate Transformation Matrix with `xinput set-prop`. With more than one
+/// output connected the matrix would spread touch over the whole X screen, so
+/// then `xinput map-to-output` maps each device to the panel instead (xinput
+/// computes the matrix from the panel's place and rotation).
 public struct X11Backend: FollowBackend {
     /// xinput device names (or ids) disabled while the panel is not in its
     /// natural orientation, e.g. `AT Translated Set 2 keyboard`.
@@ -25,15 +28,20 @@ public struct X11Backend: FollowBackend {
         }
     }
 
-    public var inputQuery: [String]? { ["xinput", "list", "--long"] }
+    public var queries: [[String]] { [["xinput", "list", "--long"], ["xrandr", "--query"]] }
 
-    public func commands(for change: OrientationChange, output: String, inputs: String?) -> [[String]] {
+    public func commands(for change: OrientationChange, output: String, answers: [String]) -> [[String]] {
         let transform = change.transform
         var commands = [["xrandr", "--output", output, "--rotate", transform.xrandr]]
-        let devices = XInputDevice.pointers(inXInputList: inputs ?? "")
+        let devices = XInputDevice.pointers(inXInputList: answers.first ?? "")
+        let multihead = outputNames(fromQuery: answers.dropFirst().first ?? "").count > 1
         for device in devices where device.kind == .touchscreen || device.kind == .pen {
-            commands.append(
-                ["xinput", "set-prop", String(device.id), "Coordinate Transformation Matrix"] + transform.matrix.arguments)
+            if multihead {
+                commands.append(["xinput", "map-to-output", String(device.id), output])
+            } else {
+                commands.append(
+                    ["xinput", "set-prop", String(device.id), "Coordinate Transformation Matrix"] + transform.matrix.arguments)
+            }
         }
         let action = change.orientation == .normal ? "enable" : "disable"
         for input in disabledInputs {

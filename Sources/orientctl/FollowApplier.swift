@@ -102,15 +102,15 @@ actor FollowApplier {
             }
         }
         let output = output ?? ""
-        var inputs: String?
-        if let query = plan.backend.inputQuery {
+        var answers: [String] = []
+        for query in plan.backend.queries {
             let result = await run(query, environment: environment, label: target.rawValue)
-            inputs = result.succeeded ? result.output : nil
+            answers.append(result.succeeded ? result.output : "")
         }
         let change = OrientationChange(orientation: target, previous: previous, initial: initial)
         let commands: [[String]]
         do {
-            commands = try plan.commands(for: change, output: output, inputs: inputs)
+            commands = try plan.commands(for: change, output: output, answers: answers)
         } catch {
             log("\(target.rawValue): \(error)")
             return false

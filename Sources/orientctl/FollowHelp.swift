@@ -19,7 +19,8 @@ enum FollowHelp {
           hyprland    hyprctl --batch: monitor NAME,transform,T; touchdevice and tablet transform T
           niri        niri msg output NAME transform T
           wlr-randr   wlr-randr --output NAME --transform T (river, labwc, Wayfire, ...)
-          x11         xrandr --output NAME --rotate R; xinput set-prop for each touchscreen and pen
+          x11         xrandr --output NAME --rotate R; xinput set-prop (map-to-output with a second
+                      monitor) for each touchscreen and pen
           exec        only the --exec template
 
         Options:

@@ -42,9 +42,12 @@ SEQUENCE = ["left-up", "normal", "bottom-up", "right-up"]
 
 
 class FakeBackendTest(TempDirTest):
+    #: What the fake tools print, by command line.
+    REPLIES = REPLIES
+
     def setUp(self):
         super().setUp()
-        self.tools = FakeTools(self.dir, REPLIES)
+        self.tools = FakeTools(self.dir, self.REPLIES)
         self.daemon = Daemon(self.dir)
         self.addCleanup(self.daemon.stop)
         self.daemon.effective("left-up")
@@ -95,11 +98,12 @@ class BackendSequenceTests(FakeBackendTest):
 
     def test_x11_rotates_and_sets_every_touchscreen_and_pen_matrix(self):
         self.follow(["--disable-keyboard"], DISPLAY=":97")
-        calls = self.drive([6, 5, 5, 5])
+        calls = self.drive([7, 6, 6, 6])
         expected = [["xrandr", "--query"]]
         for orientation, rotate in zip(SEQUENCE, ["left", "normal", "inverted", "right"]):
             expected += [
                 ["xinput", "list", "--long"],
+                ["xrandr", "--query"],
                 ["xrandr", "--output", "eDP1", "--rotate", rotate],
                 ["xinput", "set-prop", "10", "Coordinate Transformation Matrix", *MATRIX[orientation].split()],
                 ["xinput", "set-prop", "15", "Coordinate Transformation Matrix", *MATRIX[orientation].split()],
@@ -140,6 +144,19 @@ class BackendSequenceTests(FakeBackendTest):
         constraint.release()
         calls = self.tools.wait_calls(4)
         self.assertEqual([c[-1] for c in calls[1:]], ["90", "normal", "90"])
+
+
+class X11MultiheadTests(FakeBackendTest):
+    REPLIES = dict(REPLIES, **{"xrandr --query": XRANDR + "HDMI2 connected 1280x1024+1920+0 (normal left inverted right) 376mm x 301mm\n"})
+
+    def test_with_a_second_monitor_touchscreens_and_pens_are_mapped_to_the_panel(self):
+        self.follow([], DISPLAY=":97")
+        calls = self.tools.wait_calls(6)
+        self.assertEqual(calls, [
+            ["xrandr", "--query"], ["xinput", "list", "--long"], ["xrandr", "--query"],
+            ["xrandr", "--output", "eDP1", "--rotate", "left"],
+            ["xinput", "map-to-output", "10", "eDP1"], ["xinput", "map-to-output", "15", "eDP1"],
+        ])
 
 
 class RobustnessTests(FakeBackendTest):
