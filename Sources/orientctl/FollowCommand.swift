@@ -89,21 +89,11 @@ enum FollowCommand {
                     return ExitStatus.success
                 }
                 group.addTask {
-                    for await _ in expiries {
-                        log("the compositor did not come back within \(formatSeconds(grace)) s; stopping")
-                        CommandRunner.terminateAll()
-                        return ExitStatus.success
-                    }
-                    return ExitStatus.success
+                    await stop(at: expiries, log: log) { "the compositor did not come back within \(formatSeconds(grace)) s; stopping" }
                 }
             }
             group.addTask {
-                for await signal in signals {
-                    log("stopping on signal \(signal)")
-                    CommandRunner.terminateAll()
-                    return ExitStatus.success
-                }
-                return ExitStatus.success
+                await stop(at: signals, log: log) { "stopping on signal \($0)" }
             }
             let status = await group.next() ?? ExitStatus.success
             CommandRunner.terminateAll()
@@ -111,6 +101,19 @@ enum FollowCommand {
             return status
         }
     }
+}
+
+/// Ends follow (exit 0) at the first element of `stream`, after logging why:
+/// from then on no command starts, and those running get SIGTERM.
+private func stop<Element: Sendable>(
+    at stream: AsyncStream<Element>, log: @Sendable (String) -> Void, reason: @Sendable (Element) -> String
+) async -> Int32 {
+    for await element in stream {
+        log(reason(element))
+        CommandRunner.terminateAll()
+        break
+    }
+    return ExitStatus.success
 }
 
 /// Seconds for the log: `10`, `0.5`.
