@@ -5,7 +5,7 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
-DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db binutils
+DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db binutils sway
 BIN          := .build/debug
 DEMO         ?= traces/demo.trace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -20,6 +20,8 @@ BINDIR       ?= $(PREFIX)/bin
 SBINDIR      ?= $(PREFIX)/sbin
 SYSTEM_LIB   := $(if $(filter /usr,$(PREFIX)),/lib,$(PREFIX)/lib)
 UNITDIR      ?= $(SYSTEM_LIB)/systemd/system
+# User units: /usr/lib/systemd/user on Debian 12 (pkg-config --variable=systemduserunitdir systemd).
+USERUNITDIR  ?= $(PREFIX)/lib/systemd/user
 UDEVRULESDIR ?= $(SYSTEM_LIB)/udev/rules.d
 SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 MANDIR       ?= $(PREFIX)/share/man
@@ -63,7 +65,8 @@ run: build
 # hence /usr/bin/python3); under systemd's conventions (socket activation,
 # notify, journald); who may do what, with clients of three uids (root, a
 # seat user, nobody: setpriv); the units, install layout and man pages; every
-# shell example in README.md and docs/ (docs/examples.md); and a short
+# shell example in README.md and docs/ (docs/examples.md); `orientctl follow`
+# against a real headless sway and faked compositor tools; and a short
 # fuzz pass (CHECK_FUZZ_SECONDS per libFuzzer target, default 10).
 check: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
@@ -73,6 +76,7 @@ check: deps
 	/usr/bin/python3 -m unittest discover -s Tests/activation -v
 	/usr/bin/python3 -m unittest discover -s Tests/security -v
 	/usr/bin/python3 -m unittest discover -s Tests/systemd -v
+	/usr/bin/python3 -m unittest discover -s Tests/follow -v
 	/usr/bin/python3 -m unittest discover -s Tests/docs -v
 	FUZZ_SECONDS=$${CHECK_FUZZ_SECONDS:-10} SWIFT="$(SWIFT)" FuzzTesting/run.sh
 
@@ -110,7 +114,8 @@ traces: build
 	$(BIN)/tracegen --all traces
 
 # Release binaries (static Swift runtime) and everything around them:
-#   $(SBINDIR)/orientd, $(BINDIR)/orientctl, the units in $(UNITDIR), the udev
+#   $(SBINDIR)/orientd, $(BINDIR)/orientctl, the units in $(UNITDIR), the user
+#   unit orientd-follow.service in $(USERUNITDIR), the udev
 #   rule in $(UDEVRULESDIR), the sysusers file in $(SYSUSERSDIR), the man pages
 #   in $(MANDIR) and the docs, the example configuration and the polling
 #   drop-in in $(DOCDIR).
@@ -121,14 +126,16 @@ install: deps
 	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
 	mkdir -p $(STAGE)
 	sed -e 's|^ExecStart=/usr/local/sbin/orientd$$|ExecStart=$(SBINDIR)/orientd|' systemd/orientd.service > $(STAGE)/orientd.service
+	sed -e 's|/usr/local/bin/orientctl|$(BINDIR)/orientctl|g' systemd/orientd-follow.service > $(STAGE)/orientd-follow.service
 	sed -e 's|/usr/local/lib/systemd/system|$(UNITDIR)|g' -e 's|/usr/local/lib/udev/rules.d|$(UDEVRULESDIR)|g' \
 	    -e 's|/usr/local/lib/sysusers.d|$(SYSUSERSDIR)|g' -e 's|/usr/local/share/doc/orientd|$(DOCDIR)|g' \
 	    man/orientd.8 > $(STAGE)/orientd.8
-	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
 	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
 	$(INSTALL) -m 0755 .build/release/orientd $(DESTDIR)$(SBINDIR)/orientd
 	$(INSTALL) -m 0755 .build/release/orientctl $(DESTDIR)$(BINDIR)/orientctl
 	$(INSTALL) -m 0644 $(STAGE)/orientd.service systemd/orientd.socket $(DESTDIR)$(UNITDIR)/
+	$(INSTALL) -m 0644 $(STAGE)/orientd-follow.service $(DESTDIR)$(USERUNITDIR)/orientd-follow.service
 	$(INSTALL) -m 0644 systemd/61-orientd.rules $(DESTDIR)$(UDEVRULESDIR)/61-orientd.rules
 	$(INSTALL) -m 0644 systemd/orientd.sysusers $(DESTDIR)$(SYSUSERSDIR)/orientd.conf
 	$(INSTALL) -m 0644 $(STAGE)/orientd.8 $(DESTDIR)$(MANDIR)/man8/orientd.8
@@ -144,6 +151,7 @@ install: deps
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/orientd $(DESTDIR)$(BINDIR)/orientctl \
 	    $(DESTDIR)$(UNITDIR)/orientd.service $(DESTDIR)$(UNITDIR)/orientd.socket \
+	    $(DESTDIR)$(USERUNITDIR)/orientd-follow.service \
 	    $(DESTDIR)$(UDEVRULESDIR)/61-orientd.rules $(DESTDIR)$(SYSUSERSDIR)/orientd.conf \
 	    $(DESTDIR)$(MANDIR)/man8/orientd.8 $(DESTDIR)$(MANDIR)/man1/orientctl.1 \
 	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))

@@ -69,7 +69,12 @@ var package = Package(
         // The calibration's maths: rest detection, the mount-matrix fit and its
         // checks, hwdb match keys. Pure; never the classifier.
         .target(name: "OrientCalibration", dependencies: ["OrientProtocol"]),
-        .executableTarget(name: "orientctl", dependencies: ["OrientClient", "OrientProtocol", "OrientCalibration"]),
+        // What `orientctl follow` runs for each compositor: mapping tables,
+        // matrices, templates and command lines, built without running anything.
+        .target(name: "OrientFollow", dependencies: ["OrientProtocol"]),
+        .executableTarget(
+            name: "orientctl", dependencies: ["OrientClient", "OrientProtocol", "OrientCalibration", "OrientFollow"]),
+        .testTarget(name: "OrientFollowTests", dependencies: ["OrientFollow", "OrientProtocol"]),
         .testTarget(name: "OrientClientTests", dependencies: ["OrientClient", "OrientProtocol"]),
         .testTarget(name: "OrientProtocolTests", dependencies: ["OrientProtocol"]),
         .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientProtocol", "OrientSynth"]),

@@ -1,3 +1,4 @@
+import OrientFollow
 import OrientProtocol
 
 /// What the command line asks for.
@@ -33,10 +34,12 @@ enum Command: Equatable {
     case status
     /// The mount-matrix wizard.
     case calibrate(CalibrateOptions)
+    /// Apply every effective orientation to the panel through the compositor.
+    case follow(FollowOptions)
 }
 
 /// The command names, in the order the help lists them.
-let commandNames = ["get", "watch", "lock", "unlock", "hold", "record", "status", "calibrate"]
+let commandNames = ["get", "watch", "lock", "unlock", "hold", "record", "status", "calibrate", "follow"]
 
 /// The options, for "did you mean".
 let optionNames = ["--socket", "--json", "--help", "--version", "--duration", "--no-wait"] + CalibrateOptions.optionNames
@@ -115,10 +118,13 @@ func parseArguments(_ arguments: [String]) -> Invocation {
             }
         case "-":
             positional.append(argument)
-        case _ where argument.hasPrefix("-"):
+        case _ where argument.hasPrefix("-") && command != "follow":  // follow's own options: FollowOptions.parse
             let name = String(argument.prefix { $0 != "=" })
             if CalibrateOptions.optionNames.contains(name) {
                 return .usageError(message: "\(name) is an option of calibrate", command: command)
+            }
+            if FollowOptions.names.contains(name) {
+                return .usageError(message: "\(name) is an option of follow", command: command)
             }
             return .usageError(
                 message: withSuggestion("unknown option '\(argument)'", for: name, among: optionNames), command: command)
@@ -189,6 +195,12 @@ func parseArguments(_ arguments: [String]) -> Invocation {
         }
         guard positional.count == 1 else { return tooMany() }
         return .run(options, .record(path: path, duration: duration))
+    case "follow":
+        do {
+            return .run(options, .follow(try FollowOptions.parse(positional)))
+        } catch {
+            return .usageError(message: error.description, command: command)
+        }
     default:
         return .usageError(message: "unknown command '\(command)'", command: nil)
     }

@@ -15,6 +15,7 @@ enum Help {
           record FILE                  record sensor samples to a trace file ('-': standard output)
           status                       what orientd sees and why, and how to fix what is wrong
           calibrate [TRACE...]         find the sensor's mount matrix from three poses; print the hwdb fix
+          follow [OPTIONS]             rotate the screen and touch input with the orientation
 
         Options:
           --socket PATH   the daemon's socket (default: $ORIENTD_SOCKET, else /run/orientd/orientd.sock)
@@ -142,6 +143,8 @@ enum Help {
                 not permitted.
 
                 """
+        case "follow":
+            return FollowHelp.text
         default:
             return tool
         }

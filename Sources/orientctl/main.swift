@@ -29,6 +29,7 @@ case .run(let options, let command):
     case .record(let path, let duration): status = await RecordCommand.run(client, path: path, duration: duration)
     case .status: status = await StatusCommand.run(client, json: options.json)
     case .calibrate(let calibrate): status = await CalibrateCommand.run(client, options: calibrate)
+    case .follow(let follow): status = await FollowCommand.run(client, options: follow)
     }
 }
 exit(status)

@@ -34,6 +34,7 @@ SOCKET = SYSTEMD_DIR / "orientd.socket"
 RULES = SYSTEMD_DIR / "61-orientd.rules"
 POLLING_DROPIN = SYSTEMD_DIR / "orientd-polling.conf"
 SYSUSERS = SYSTEMD_DIR / "orientd.sysusers"
+FOLLOW_SERVICE = SYSTEMD_DIR / "orientd-follow.service"
 
 #: How long `make install` may take: a cold release build of every product.
 INSTALL_TIMEOUT_S = 1800
@@ -77,6 +78,7 @@ class InstalledTree:
         self.sbindir = f"{prefix}/sbin"
         self.bindir = f"{prefix}/bin"
         self.unitdir = f"{system_lib}/systemd/system"
+        self.userunitdir = f"{prefix}/lib/systemd/user"
         self.udevrulesdir = f"{system_lib}/udev/rules.d"
         self.sysusersdir = f"{prefix}/lib/sysusers.d"
         self.mandir = f"{prefix}/share/man"
@@ -135,6 +137,7 @@ def expected_files(tree: InstalledTree):
         f"{tree.bindir}/orientctl",
         f"{tree.unitdir}/orientd.service",
         f"{tree.unitdir}/orientd.socket",
+        f"{tree.userunitdir}/orientd-follow.service",
         f"{tree.udevrulesdir}/61-orientd.rules",
         f"{tree.sysusersdir}/orientd.conf",
         f"{tree.mandir}/man8/orientd.8",

@@ -25,6 +25,7 @@ class InstallLayoutTests(unittest.TestCase):
                 "/usr/bin/orientctl",
                 "/lib/systemd/system/orientd.service",
                 "/lib/systemd/system/orientd.socket",
+                "/usr/lib/systemd/user/orientd-follow.service",
                 "/lib/udev/rules.d/61-orientd.rules",
                 "/usr/lib/sysusers.d/orientd.conf",
                 "/usr/share/man/man8/orientd.8",
