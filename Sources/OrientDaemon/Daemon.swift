@@ -23,6 +23,10 @@ public struct DaemonOptions: Sendable {
     public var configOptional = false
     /// `--log-level` given on the command line (wins over the config).
     public var logLevelOverride: LogLevel?
+    /// `--dbus`: serve net.hadess.SensorProxy whatever the config says.
+    public var dbus = false
+    /// `--replace`: take net.hadess.SensorProxy from its owner.
+    public var replaceBusName = false
 
     public init(socketPath: String?, stateDirectory: String) {
         self.socketPath = socketPath
@@ -39,6 +43,10 @@ public final class Daemon {
     private(set) var log: Log
     let loop: EventLoop
     private(set) var server: SocketServer?
+    /// The D-Bus side (net.hadess.SensorProxy), when enabled.
+    private(set) var sensorProxy: SensorProxyBus?
+    /// Readings since the sensor last became active (the D-Bus side's first claim waits for one).
+    private var readingsSinceActive = 0
     let stateDirectory: StateDirectory
     private let output = LineWriter(fd: 1)
     private(set) var natural: NaturalGeometry
@@ -127,6 +135,7 @@ public final class Daemon {
             server.onClose = { [unowned self] client in self.clientGone(client) }
             server.latestState = { [unowned self] in self.state.json() }
         }
+        if options.dbus || config.dbus.enabled { startSensorProxy() }
         publish(state)
         if replay != nil {
             replayWallStart = MonotonicClock.nowMs()
@@ -140,6 +149,7 @@ public final class Daemon {
         loop.run()
         Systemd.notify("STOPPING=1")
         output.flush()
+        sensorProxy?.close()
         server?.shutdown()
         return exitCode
     }
@@ -203,11 +213,15 @@ public final class Daemon {
     /// pending: the sensor keeps its full rate while the classifier is deciding.
     private func hardwareSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
         broadcastSample(sample)
+        readingsSinceActive += 1
         if let published = engine.process(sample) {
             publish(published)
             // A fresh reading changed the state: that answers waiting `get`s (the
             // timer answers them when the fresh readings confirm the old state).
             if !pendingGets.isEmpty, published.physical != .undefined { answerPendingGets() }
+        } else if let sensorProxy, sensorProxy.awaitingReading {
+            // The reading confirmed the state: that answers a held claim too.
+            sensorProxy.update(sensorProxyReading)
         }
         return (engine.filtered, scheduleDeadline())
     }
@@ -220,7 +234,10 @@ public final class Daemon {
         classifier.onChange = sensor.isOnChange
         classifier.sampleRateHz = sensor.rateHz
         if classifier != engine.classifier.config { engine.reconfigure(classifier) }
-        if sensor.status == .active, !wasActive { engine.resetClassifier() }
+        if sensor.status == .active, !wasActive {
+            engine.resetClassifier()
+            readingsSinceActive = 0
+        }
         if let published = engine.setSensor(sensor.status, atMs: MonotonicClock.nowMs()) { publish(published) }
         if sensor.status == .absent { answerPendingGets() }
         scheduleDeadline()
@@ -248,6 +265,7 @@ public final class Daemon {
         defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []
         sensor.wanted = !pendingGets.isEmpty || connections.contains { $0.subscribed || $0.wantsSamples }
+            || sensorProxy?.wantsSensor == true
         // A recording gets every reading at the sensor's rate, resting or not.
         sensor.fullRate = connections.contains { $0.wantsSamples }
         if !sensor.wanted {
@@ -297,6 +315,33 @@ public final class Daemon {
             }
         }
         server?.publishState(line)
+        sensorProxy?.update(sensorProxyReading)
+    }
+
+    // MARK: D-Bus
+
+    private func startSensorProxy() {
+        let proxy = SensorProxyBus(
+            loop: loop, log: log, settings: SensorProxyBus.Settings(config: config.dbus, replace: options.replaceBusName),
+            reading: sensorProxyReading)
+        proxy.onDemandChange = { [unowned self] in self.updateDemand() }
+        sensorProxy = proxy
+        proxy.start()
+    }
+
+    /// What the D-Bus side publishes: the effective orientation, once the sensor
+    /// has had a reading since it was last started.
+    private var sensorProxyReading: SensorProxyService.Reading {
+        let state = engine.state
+        let reading: Bool
+        switch state.sensor {
+        case .mock: reading = true
+        case .active: reading = readingsSinceActive > 0
+        case .idle, .absent: reading = false
+        }
+        return SensorProxyService.Reading(
+            hasAccelerometer: state.sensor != .absent, fresh: reading && state.physical != .undefined,
+            orientation: state.orientation, tilt: state.tilt)
     }
 
     func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {
@@ -382,6 +427,8 @@ public final class Daemon {
             return engine.setPolicy(natural: newNatural, defaultAllowed: defaultAllowed, atMs: now)
         }
         sensor?.reconfigure(new, log: log)
+        sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
+        if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")
     }
 }
