@@ -5,7 +5,8 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
-DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db
+DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db \
+                dbus-daemon iio-sensor-proxy python3-dbusmock python3-dbus libglib2.0-bin
 BIN          := .build/debug
 DEMO         ?= traces/demo.trace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -23,6 +24,12 @@ UNITDIR      ?= $(SYSTEM_LIB)/systemd/system
 UDEVRULESDIR ?= $(SYSTEM_LIB)/udev/rules.d
 SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 MANDIR       ?= $(PREFIX)/share/man
+# The D-Bus side (docs/dbus.md): dbus-daemon reads policies from
+# /usr/share/dbus-1/system.d (and /etc/dbus-1/system.d), polkit its actions from
+# /usr/share/polkit-1/actions: with PREFIX=/usr/local, point these there.
+DBUSPOLICYDIR  ?= $(PREFIX)/share/dbus-1/system.d
+DBUSSERVICEDIR ?= $(PREFIX)/share/dbus-1/system-services
+POLKITACTIONDIR ?= $(PREFIX)/share/polkit-1/actions
 DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
@@ -103,7 +110,8 @@ traces: build
 	$(BIN)/tracegen --all traces
 
 # Release binaries (static Swift runtime) and everything around them:
-#   $(SBINDIR)/orientd, $(BINDIR)/orientctl, the units in $(UNITDIR), the udev
+#   $(SBINDIR)/orientd, $(BINDIR)/orientctl, the units in $(UNITDIR), the D-Bus
+#   policy, activation file and polkit action of the D-Bus side, the udev
 #   rule in $(UDEVRULESDIR), the sysusers file in $(SYSUSERSDIR), the man pages
 #   in $(MANDIR) and the docs, the example configuration and the polling
 #   drop-in in $(DOCDIR).
@@ -118,12 +126,16 @@ install: deps
 	    -e 's|/usr/local/lib/sysusers.d|$(SYSUSERSDIR)|g' -e 's|/usr/local/share/doc/orientd|$(DOCDIR)|g' \
 	    man/orientd.8 > $(STAGE)/orientd.8
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
-	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
+	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
+	    $(DESTDIR)$(DBUSPOLICYDIR) $(DESTDIR)$(DBUSSERVICEDIR) $(DESTDIR)$(POLKITACTIONDIR)
 	$(INSTALL) -m 0755 .build/release/orientd $(DESTDIR)$(SBINDIR)/orientd
 	$(INSTALL) -m 0755 .build/release/orientctl $(DESTDIR)$(BINDIR)/orientctl
 	$(INSTALL) -m 0644 $(STAGE)/orientd.service systemd/orientd.socket $(DESTDIR)$(UNITDIR)/
 	$(INSTALL) -m 0644 systemd/61-orientd.rules $(DESTDIR)$(UDEVRULESDIR)/61-orientd.rules
 	$(INSTALL) -m 0644 systemd/orientd.sysusers $(DESTDIR)$(SYSUSERSDIR)/orientd.conf
+	$(INSTALL) -m 0644 systemd/orientd-dbus.conf $(DESTDIR)$(DBUSPOLICYDIR)/orientd.conf
+	$(INSTALL) -m 0644 systemd/net.hadess.SensorProxy.service $(DESTDIR)$(DBUSSERVICEDIR)/net.hadess.SensorProxy.service
+	$(INSTALL) -m 0644 systemd/net.hadess.SensorProxy.orientd.policy $(DESTDIR)$(POLKITACTIONDIR)/net.hadess.SensorProxy.orientd.policy
 	$(INSTALL) -m 0644 $(STAGE)/orientd.8 $(DESTDIR)$(MANDIR)/man8/orientd.8
 	$(INSTALL) -m 0644 man/orientctl.1 $(DESTDIR)$(MANDIR)/man1/orientctl.1
 	$(INSTALL) -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
@@ -138,6 +150,8 @@ uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/orientd $(DESTDIR)$(BINDIR)/orientctl \
 	    $(DESTDIR)$(UNITDIR)/orientd.service $(DESTDIR)$(UNITDIR)/orientd.socket \
 	    $(DESTDIR)$(UDEVRULESDIR)/61-orientd.rules $(DESTDIR)$(SYSUSERSDIR)/orientd.conf \
+	    $(DESTDIR)$(DBUSPOLICYDIR)/orientd.conf $(DESTDIR)$(DBUSSERVICEDIR)/net.hadess.SensorProxy.service \
+	    $(DESTDIR)$(POLKITACTIONDIR)/net.hadess.SensorProxy.orientd.policy \
 	    $(DESTDIR)$(MANDIR)/man8/orientd.8 $(DESTDIR)$(MANDIR)/man1/orientctl.1 \
 	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
 	if [ -d $(DESTDIR)$(DOCDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR); fi

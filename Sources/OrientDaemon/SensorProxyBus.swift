@@ -279,8 +279,12 @@ final class SensorProxyBus {
             switch action {
             case .reply(let token, let reply): send(reply, to: token)
             case .authorise(let token, let sender): checkAuthorization(token: token, sender: sender)
-            case .watch(let sender): watch(sender)
-            case .unwatch(let sender): unwatch(sender)
+            case .watch(let sender):
+                log.info("D-Bus: \(sender) claims the accelerometer (\(claimersText))")
+                watch(sender)
+            case .unwatch(let sender):
+                log.info("D-Bus: \(sender) released the accelerometer (\(claimersText))")
+                unwatch(sender)
             case .signal(let destination, let changes): signal(changes, to: destination)
             }
         }
@@ -297,6 +301,10 @@ final class SensorProxyBus {
             onDemandChange?()
         }
         rearm()
+    }
+
+    private var claimersText: String {
+        "\(service.claimers.count) claimer\(service.claimers.count == 1 ? "" : "s")"
     }
 
     private func send(_ reply: SensorProxyService.Reply, to token: UInt64) {

@@ -308,9 +308,12 @@ public struct SensorProxyService: Sendable {
             for claimer in claimers.sorted() { actions.append(.signal(destination: claimer, changes: changes)) }
         }
         guard new.fresh, !claimers.isEmpty else { return actions }
-        actions += publish(to: claimers)
-        actions += answerWaiting()
-        return actions
+        // The held replies go before the signals: the properties already hold the
+        // reading, and a client that takes its first values from the properties
+        // after the reply and then follows the signals (Debian's monitor-sensor)
+        // misses nothing.
+        let replies = answerWaiting()
+        return actions + replies + publish(to: claimers)
     }
 
     /// The bound on the first reading passed: the held replies go out with what there is.
