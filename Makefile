@@ -66,12 +66,15 @@ run: build
 # Unit and integration tests (Swift); the real daemon against fake IIO
 # accelerometers under umockdev (Python's Testbed API needs Debian's python3-gi,
 # hence /usr/bin/python3); under systemd's conventions (socket activation,
-# notify, journald); the units, install layout and man pages; and a short
+# notify, journald); the D-Bus side with real clients (monitor-sensor, gdbus,
+# busctl, python-dbusmock's polkit) on a private system bus; the units, install
+# layout and man pages; and a short
 # fuzz pass (CHECK_FUZZ_SECONDS per libFuzzer target, default 10).
 check: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build
 	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/umockdev -v
+	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/dbus -v
 	/usr/bin/python3 -m unittest discover -s Tests/activation -v
 	/usr/bin/python3 -m unittest discover -s Tests/systemd -v
 	FUZZ_SECONDS=$${CHECK_FUZZ_SECONDS:-10} SWIFT="$(SWIFT)" FuzzTesting/run.sh

@@ -79,6 +79,7 @@ class IntrospectionTests(SensorProxyTestCase):
         self.daemon = None
         env = self.environment()
         log = open(os.path.join(self.workdir, "peer.log"), "wb")
+        self.addCleanup(log.close)
         process = subprocess.Popen([peer, "-v"], env=env, stdout=log, stderr=log)
         self.addCleanup(lambda: (process.terminate(), process.wait()))
         probe = self.client()
