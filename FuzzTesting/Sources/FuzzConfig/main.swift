@@ -112,6 +112,10 @@ func written(_ config: DaemonConfig) -> String {
         "socket": config.socket ?? "",
         "lock-permission": config.lockPermission.rawValue,
         "log-level": config.logLevel.rawValue,
+        "enable": config.dbus.enabled ? "true" : "false",
+        "polkit": config.dbus.polkit.rawValue,
+        "replace": config.dbus.replace ? "true" : "false",
+        "claimers": String(config.dbus.claimers),
     ]
     switch config.natural {
     case .auto: values["natural"] = "auto"
