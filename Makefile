@@ -34,7 +34,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check test bench traces clean install uninstall fuzz soak check-sanitize
+.PHONY: all deps build run check check-boot test bench traces clean install uninstall fuzz soak check-sanitize
 
 all: build
 
@@ -80,6 +80,19 @@ check: deps
 	FUZZ_SECONDS=$${CHECK_FUZZ_SECONDS:-10} SWIFT="$(SWIFT)" FuzzTesting/run.sh
 
 test: check
+
+# orientd under a real systemd (scripts/check-boot/run.sh): a minimal Debian 12
+# (debootstrapped once, cached in .build/check-boot/base) with `make install
+# DESTDIR=… PREFIX=/usr` in it, booted with systemd-nspawn; a oneshot unit inside
+# checks socket activation, notify readiness, D-Bus activation by name through
+# monitor-sensor, the lock across a restart, reload (good and bad config) and the
+# watchdog over a minute, then powers off. About 3 minutes (plus ~2 for the
+# first debootstrap); skipped with a message only where nspawn cannot boot.
+check-boot: DEBIAN_DEPS += debootstrap systemd-container
+check-boot: deps
+	rm -rf .build/check-boot/stage
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/check-boot/stage PREFIX=/usr
+	scripts/check-boot/run.sh $(CURDIR)/.build/check-boot/stage
 
 # Benchmarks: figures, not pass/fail tests. Classifier throughput, fan-out,
 # idle wakeups, and orientd side by side with iio-sensor-proxy on the same
