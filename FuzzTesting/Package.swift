@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "fuzz-config", targets: ["FuzzConfig"]),
         .executable(name: "fuzz-mount-matrix", targets: ["FuzzMountMatrix"]),
         .executable(name: "fuzz-scan", targets: ["FuzzScan"]),
+        .executable(name: "fuzz-dbus", targets: ["FuzzDBus"]),
     ],
     dependencies: [.package(name: "orientd", path: "..")],
     targets: [
@@ -34,5 +35,6 @@ let package = Package(
         fuzzTarget("FuzzConfig"),
         fuzzTarget("FuzzMountMatrix"),
         fuzzTarget("FuzzScan"),
+        fuzzTarget("FuzzDBus"),
     ]
 )

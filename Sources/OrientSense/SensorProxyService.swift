@@ -170,6 +170,9 @@ public struct SensorProxyService: Sendable {
         hasAccelerometer = reading.hasAccelerometer
     }
 
+    /// A reading counts only from a sensor that is there.
+    private var readingIsFresh: Bool { reading.fresh && reading.hasAccelerometer }
+
     /// The sensor is needed: someone claims, or a claim waits for polkit or a reading.
     public var wantsSensor: Bool { !claimers.isEmpty }
 
@@ -260,7 +263,7 @@ public struct SensorProxyService: Sendable {
         }
         claimers.insert(sender)
         var actions: [Action] = [.watch(sender: sender)]
-        if hasAccelerometer, !reading.fresh || awaitingReading {
+        if hasAccelerometer, !readingIsFresh || awaitingReading {
             waitingForReading.append(token)
         } else {
             actions += [.reply(token: token, .empty)]
@@ -274,12 +277,13 @@ public struct SensorProxyService: Sendable {
         return [.unwatch(sender: sender)]
     }
 
-    /// `sender` left the bus: its claims end, and its pending authorisations are
-    /// dropped (their replies would go nowhere).
+    /// `sender` left the bus: its claims end, and its claims waiting for polkit
+    /// are answered now (the bus drops the replies; every call gets exactly one).
     public mutating func left(_ sender: String) -> [Action] {
         var actions: [Action] = []
-        for (token, entry) in authorising where entry.sender == sender {
+        for (token, entry) in authorising.sorted(by: { $0.key < $1.key }) where entry.sender == sender {
             authorising[token] = nil
+            actions.append(.reply(token: token, .error(name: DBusError.accessDenied, message: "Not Authorized: the caller left the bus")))
         }
         if claimers.remove(sender) != nil { actions.append(.unwatch(sender: sender)) }
         return actions
@@ -300,14 +304,14 @@ public struct SensorProxyService: Sendable {
             // Held claims were waiting for a sensor that is gone: answered now.
             if !hasAccelerometer { actions += answerWaiting() }
             var changes = [Change("HasAccelerometer", .bool(hasAccelerometer))]
-            if hasAccelerometer, new.fresh, !claimers.isEmpty {
+            if readingIsFresh, !claimers.isEmpty {
                 orientation = new.orientation
                 tilt = new.tilt
             }
             changes += [Change("AccelerometerOrientation", .string(orientation.rawValue)), Change("AccelerometerTilt", .string(tilt.rawValue))]
             for claimer in claimers.sorted() { actions.append(.signal(destination: claimer, changes: changes)) }
         }
-        guard new.fresh, !claimers.isEmpty else { return actions }
+        guard readingIsFresh, !claimers.isEmpty else { return actions }
         // The held replies go before the signals: the properties already hold the
         // reading, and a client that takes its first values from the properties
         // after the reply and then follows the signals (Debian's monitor-sensor)
@@ -328,7 +332,7 @@ public struct SensorProxyService: Sendable {
     /// Takes the reading's values when they differ from the published ones; one
     /// signal per changed property per claimer.
     private mutating func publish(to destinations: Set<String>) -> [Action] {
-        guard reading.fresh else { return [] }
+        guard readingIsFresh else { return [] }
         var changes: [Change] = []
         if reading.orientation != orientation {
             orientation = reading.orientation
