@@ -1,3 +1,5 @@
+public import OrientProtocol
+
 /// iio-sensor-proxy's D-Bus interface (`net.hadess.SensorProxy`) as a pure state
 /// machine: calls, authorisation results, departures from the bus and published
 /// states go in; replies, unicast PropertiesChanged signals and authorisation

@@ -1,3 +1,4 @@
+import OrientProtocol
 import Testing
 
 @testable import OrientSense

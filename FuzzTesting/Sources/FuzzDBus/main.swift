@@ -16,6 +16,7 @@
 //   and then it is a reading's effective orientation;
 // - Get/GetAll answer with iio-sensor-proxy's property types.
 import FuzzSupport
+import OrientProtocol
 import OrientSense
 
 private let members = [
