@@ -132,10 +132,6 @@ class UninstallTests(unittest.TestCase):
         self.assertEqual(tree.files(), {"/usr/sbin/other-daemon", "/usr/share/doc/orientd/NOTES.local"})
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class DBusFilesTests(unittest.TestCase):
     """The D-Bus side's installed files say what the docs say (docs/dbus.md)."""
 
@@ -171,3 +167,7 @@ class DBusFilesTests(unittest.TestCase):
         self.assertIsNotNone(action)
         defaults = {child.tag: child.text for child in action.find("defaults")}
         self.assertEqual(defaults, {"allow_any": "no", "allow_inactive": "no", "allow_active": "yes"})
+
+
+if __name__ == "__main__":
+    unittest.main()
