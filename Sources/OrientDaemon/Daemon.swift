@@ -171,7 +171,12 @@ package final class Daemon {
         } else {
             sensorText = "no accelerometer"
         }
-        return "\(sensorText); \(subscribers) subscriber\(subscribers == 1 ? "" : "s"); \(state.orientation.rawValue)"
+        var line = "\(sensorText); \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
+        if let sensorProxy {
+            let claimers = sensorProxy.service.claimers.count
+            line += "; \(claimers) D-Bus claimer\(claimers == 1 ? "" : "s")"
+        }
+        return line + "; \(state.orientation.rawValue)"
     }
 
     private var lastStatus = ""
