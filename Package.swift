@@ -23,7 +23,7 @@ var package = Package(
         // capture starts, so that its dependencies (libxml2, ICU, avahi,
         // D-Bus, libsystemd) stay out of a daemon that polls (IIO.swift).
         .systemLibrary(name: "CIIO"),
-        // libsystemd's daemon API (sd_notify, sd_listen_fds, watchdog).
+        // libsystemd: the daemon API (sd_notify, sd_listen_fds, watchdog) and sd-bus.
         .systemLibrary(
             name: "CSystemd",
             pkgConfig: "libsystemd",

@@ -63,7 +63,7 @@ extension Daemon {
             sensorState: state.sensor, sensor: sensorInfo, dmiModalias: Daemon.dmiModalias(),
             mountMatrix: mountMatrixDecision, natural: naturalDecision, zSign: zSignDecision,
             clients: connections.count, subscribers: server?.subscriberCount ?? 0,
-            sampleReaders: connections.count { $0.wantsSamples }, dbusClaimers: nil,
+            sampleReaders: connections.count { $0.wantsSamples }, dbusClaimers: sensorProxy.map { $0.service.claimers.count },
             lock: state.locked.map { DaemonStatus.Lock(orientation: $0, uid: lockOwner, pid: lockSetterPID) },
             constraints: constraints)
     }

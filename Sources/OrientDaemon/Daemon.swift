@@ -24,6 +24,10 @@ package struct DaemonOptions: Sendable {
     package var configOptional = false
     /// `--log-level` given on the command line (wins over the config).
     package var logLevelOverride: LogLevel?
+    /// `--dbus`: serve net.hadess.SensorProxy whatever the config says.
+    package var dbus = false
+    /// `--replace`: take net.hadess.SensorProxy from its owner.
+    package var replaceBusName = false
 
     package init(socketPath: String?, stateDirectory: String) {
         self.socketPath = socketPath
@@ -40,6 +44,10 @@ package final class Daemon {
     private(set) var log: Log
     let loop: EventLoop
     private(set) var server: SocketServer?
+    /// The D-Bus side (net.hadess.SensorProxy), when enabled.
+    private(set) var sensorProxy: SensorProxyBus?
+    /// Readings since the sensor last became active (the D-Bus side's first claim waits for one).
+    private var readingsSinceActive = 0
     let stateDirectory: StateDirectory
     private let output = LineWriter(fd: 1)
     private(set) var natural: NaturalGeometry
@@ -150,6 +158,7 @@ package final class Daemon {
         if replay != nil, server == nil, !options.print {
             log.warning("serving nothing: no socket and no --print (add --print to see the states, or --socket PATH to serve clients)")
         }
+        if options.dbus || config.dbus.enabled { startSensorProxy() }
         publish(state)
         if replay != nil {
             replayWallStart = MonotonicClock.nowMs()
@@ -165,6 +174,7 @@ package final class Daemon {
         output.flush()
         flushLock()
         seat.stopWatching()
+        sensorProxy?.close()
         server?.shutdown()
         return exitCode
     }
@@ -185,7 +195,12 @@ package final class Daemon {
         } else {
             sensorText = "no accelerometer"
         }
-        return "\(sensorText); \(subscribers) subscriber\(subscribers == 1 ? "" : "s"); \(state.orientation.rawValue)"
+        var line = "\(sensorText); \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
+        if let sensorProxy {
+            let claimers = sensorProxy.service.claimers.count
+            line += "; \(claimers) D-Bus claimer\(claimers == 1 ? "" : "s")"
+        }
+        return line + "; \(state.orientation.rawValue)"
     }
 
     private var lastStatus = ""
@@ -228,11 +243,15 @@ package final class Daemon {
     /// pending: the sensor keeps its full rate while the classifier is deciding.
     private func hardwareSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
         broadcastSample(sample)
+        readingsSinceActive += 1
         if let published = engine.process(sample) {
             publish(published)
             // A fresh reading changed the state: that answers waiting `get`s (the
             // timer answers them when the fresh readings confirm the old state).
             if !pendingGets.isEmpty, published.physical != .undefined { answerPendingGets() }
+        } else if let sensorProxy, sensorProxy.awaitingReading {
+            // The reading confirmed the state: that answers a held claim too.
+            sensorProxy.update(sensorProxyReading)
         }
         return (engine.filtered, scheduleDeadline())
     }
@@ -245,7 +264,10 @@ package final class Daemon {
         classifier.onChange = sensor.isOnChange
         classifier.sampleRateHz = sensor.rateHz
         if classifier != engine.classifier.config { engine.reconfigure(classifier) }
-        if sensor.status == .active, !wasActive { engine.resetClassifier() }
+        if sensor.status == .active, !wasActive {
+            engine.resetClassifier()
+            readingsSinceActive = 0
+        }
         if let published = engine.setSensor(sensor.status, atMs: MonotonicClock.nowMs()) { publish(published) }
         if sensor.status == .absent { answerPendingGets() }
         scheduleDeadline()
@@ -273,6 +295,7 @@ package final class Daemon {
         defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []
         sensor.wanted = !pendingGets.isEmpty || connections.contains { $0.subscribed || $0.wantsSamples }
+            || sensorProxy?.wantsSensor == true
         // Root's recording gets every reading at the sensor's rate, resting or
         // not; anyone else's samples are thinned and never keep the sensor at
         // full rate.
@@ -326,6 +349,33 @@ package final class Daemon {
             }
         }
         server?.publishState(line)
+        sensorProxy?.update(sensorProxyReading)
+    }
+
+    // MARK: D-Bus
+
+    private func startSensorProxy() {
+        let proxy = SensorProxyBus(
+            loop: loop, log: log, settings: SensorProxyBus.Settings(config: config.dbus, replace: options.replaceBusName),
+            reading: sensorProxyReading)
+        proxy.onDemandChange = { [unowned self] in self.updateDemand() }
+        sensorProxy = proxy
+        proxy.start()
+    }
+
+    /// What the D-Bus side publishes: the effective orientation, once the sensor
+    /// has had a reading since it was last started.
+    private var sensorProxyReading: SensorProxyService.Reading {
+        let state = engine.state
+        let reading: Bool
+        switch state.sensor {
+        case .mock: reading = true
+        case .active: reading = readingsSinceActive > 0
+        case .idle, .absent: reading = false
+        }
+        return SensorProxyService.Reading(
+            hasAccelerometer: state.sensor != .absent, fresh: reading && state.physical != .undefined,
+            orientation: state.orientation, tilt: state.tilt)
     }
 
     func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {
@@ -421,6 +471,8 @@ package final class Daemon {
         }
         applyConstraints()
         sensor?.reconfigure(new, log: log)
+        sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
+        if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")
     }
 }

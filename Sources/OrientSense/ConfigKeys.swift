@@ -32,7 +32,7 @@ struct KeySpec: Sendable {
     let kind: ValueKind
 }
 
-let sectionNames = ["classifier", "orientation", "sensor", "limits", "daemon"]
+let sectionNames = ["classifier", "orientation", "sensor", "limits", "daemon", "dbus"]
 
 private func classifierNumber(_ name: String, _ unit: String, _ set: @escaping @Sendable (inout ClassifierConfig, Double) -> Void) -> KeySpec {
     KeySpec(section: "classifier", name: name, kind: .number(unit: unit) { set(&$0.classifier, $1) })
@@ -143,6 +143,15 @@ let keyTable: [KeySpec] = [
         kind: .choice(DaemonConfig.LogLevel.allCases.map(\.rawValue)) { config, word in
             config.logLevel = DaemonConfig.LogLevel(rawValue: word) ?? .notice
         }),
+
+    KeySpec(section: "dbus", name: "enable", kind: .bool { $0.dbus.enabled = $1 }),
+    KeySpec(
+        section: "dbus", name: "polkit",
+        kind: .choice(DBusPolkit.allCases.map(\.rawValue)) { config, word in
+            config.dbus.polkit = DBusPolkit(rawValue: word) ?? .auto
+        }),
+    KeySpec(section: "dbus", name: "replace", kind: .bool { $0.dbus.replace = $1 }),
+    KeySpec(section: "dbus", name: "claimers", kind: .integer(1...65536, unit: "claimers") { $0.dbus.claimers = $1 }),
 ]
 
 /// The longest path a Unix socket address holds (`sun_path` is 108 bytes with its NUL).

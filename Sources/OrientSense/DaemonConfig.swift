@@ -68,6 +68,11 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Least severe log lines written (`log-level`).
     public var logLevel: LogLevel = .notice
 
+    // MARK: [dbus]
+
+    /// The iio-sensor-proxy-compatible D-Bus side (`[dbus]`).
+    public var dbus = DBusConfig()
+
     /// The SPEC defaults.
     public init() {}
 

@@ -127,6 +127,10 @@ private let everyKey: [KeyCase] = [
     KeyCase("daemon", "samples-permission", "off") { $0.samplesPermission = .off },
     KeyCase("daemon", "seat-users", "1000, kiosk") { $0.seatUsers = .listed(["1000", "kiosk"]) },
     KeyCase("daemon", "log-level", "debug") { $0.logLevel = .debug },
+    KeyCase("dbus", "enable", "true") { $0.dbus.enabled = true },
+    KeyCase("dbus", "polkit", "required") { $0.dbus.polkit = .required },
+    KeyCase("dbus", "replace", "yes") { $0.dbus.replace = true },
+    KeyCase("dbus", "claimers", "8") { $0.dbus.claimers = 8 },
 ]
 
 /// The package root, found from this file's path (Tests/OrientSenseTests/…).
@@ -192,7 +196,7 @@ struct ConfigParserTests {
         let tested = everyKey.map { "[\($0.section)] \($0.key)" }
         #expect(Set(tested) == allKnownKeys)
         #expect(tested.count == allKnownKeys.count)
-        #expect(ConfigParser.knownKeys.map(\.section) == ["classifier", "orientation", "sensor", "limits", "daemon"])
+        #expect(ConfigParser.knownKeys.map(\.section) == ["classifier", "orientation", "sensor", "limits", "daemon", "dbus"])
         // 30 scalar parameters, 8 tilt limits, allow-upside-down and z-sign.
         #expect(ConfigParser.knownKeys[0].keys.count == 40)
     }
@@ -252,6 +256,7 @@ struct ConfigParserTests {
             ("daemon", "samples-permission", "root"), ("daemon", "seat-users", "everyone"),
             ("daemon", "log-level", "error"), ("daemon", "log-level", "warning"),
             ("daemon", "log-level", "info"), ("classifier", "z-sign", "+1"), ("classifier", "z-sign", "-1.0"),
+            ("dbus", "polkit", "auto"), ("dbus", "polkit", "off"),
         ])
     func enumeratedValues(section: String, key: String, value: String) throws {
         _ = try parseConfig("[\(section)]\n\(key) = \(value)\n")
@@ -351,7 +356,7 @@ struct ConfigParserErrorTests {
         "structural mistakes name the line and what was expected",
         arguments: [
             ("[classifer]\n", 1, "unknown section [classifer]; did you mean [classifier]?"),
-            ("\n[bogus]\n", 2, "unknown section [bogus] (the sections are [classifier], [orientation], [sensor], [limits], [daemon])"),
+            ("\n[bogus]\n", 2, "unknown section [bogus] (the sections are [classifier], [orientation], [sensor], [limits], [daemon], [dbus])"),
             ("[classifier\nsettle-time = 1\n", 1, "section header '[classifier' is missing its closing ']'"),
             ("[]\n", 1, "empty section name"),
             ("[ ]\n", 1, "empty section name"),
@@ -414,6 +419,8 @@ struct ConfigParserErrorTests {
             ("orientation", "default-allowed = normal,", "default-allowed has an empty name in its list"),
             ("daemon", "lock-permission = everyone", "lock-permission must be one of seat, same-user, root, anyone; found 'everyone'"),
             ("daemon", "log-level = verbose", "log-level must be one of error, warning, notice, info, debug; found 'verbose'"),
+            ("dbus", "polkit = sometimes", "polkit must be one of auto, required, off; found 'sometimes'"),
+            ("dbus", "claimers = 0", "claimers must be a whole number of claimers from 1 to 65536; found '0'"),
             ("limits", "clients = 0", "clients must be a whole number of clients from 1 to 65536; found '0'"),
             ("limits", "clients = 65537", "from 1 to 65536; found '65537'"),
             ("limits", "clients = 2.5", "clients must be a whole number"),

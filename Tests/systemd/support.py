@@ -83,6 +83,9 @@ class InstalledTree:
         self.sysusersdir = f"{prefix}/lib/sysusers.d"
         self.mandir = f"{prefix}/share/man"
         self.docdir = f"{prefix}/share/doc/orientd"
+        self.dbuspolicydir = f"{prefix}/share/dbus-1/system.d"
+        self.dbusservicedir = f"{prefix}/share/dbus-1/system-services"
+        self.polkitactiondir = f"{prefix}/share/polkit-1/actions"
 
     def path(self, absolute: str) -> Path:
         """The file that `absolute` (a path on the target system) is in this tree."""
@@ -142,6 +145,9 @@ def expected_files(tree: InstalledTree):
         f"{tree.sysusersdir}/orientd.conf",
         f"{tree.mandir}/man8/orientd.8",
         f"{tree.mandir}/man1/orientctl.1",
+        f"{tree.dbuspolicydir}/orientd.conf",
+        f"{tree.dbusservicedir}/net.hadess.SensorProxy.service",
+        f"{tree.polkitactiondir}/net.hadess.SensorProxy.orientd.policy",
     }
     files |= {f"{tree.docdir}/{name}" for name in docs}
     return files

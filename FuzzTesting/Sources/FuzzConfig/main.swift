@@ -130,6 +130,10 @@ func written(_ config: DaemonConfig) -> String {
         "samples-permission": config.samplesPermission.rawValue,
         "seat-users": config.seatUsers.configValue,
         "log-level": config.logLevel.rawValue,
+        "enable": config.dbus.enabled ? "true" : "false",
+        "polkit": config.dbus.polkit.rawValue,
+        "replace": config.dbus.replace ? "true" : "false",
+        "claimers": String(config.dbus.claimers),
     ]
     switch config.natural {
     case .auto: values["natural"] = "auto"
