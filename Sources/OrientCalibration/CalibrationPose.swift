@@ -1,4 +1,4 @@
-public import OrientProtocol
+package import OrientProtocol
 
 /// The poses the calibration asks for, in the order it asks for them.
 ///
@@ -7,13 +7,13 @@ public import OrientProtocol
 /// the natural orientation reads (0, −g, 0), left edge up (+g, 0, 0), and lying
 /// face up (0, 0, +g). The face-up pose is what settles the sign of z, which the
 /// first two leave open.
-public enum CalibrationPose: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum CalibrationPose: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case upright
     case leftUp = "left-up"
     case faceUp = "face-up"
 
     /// The unit vector the panel frame reads in this pose (proper acceleration: "up").
-    public var panelDirection: Vector3 {
+    package var panelDirection: Vector3 {
         switch self {
         case .upright: Vector3(0, -1, 0)
         case .leftUp: Vector3(1, 0, 0)
@@ -22,7 +22,7 @@ public enum CalibrationPose: String, Sendable, Hashable, CaseIterable, CustomStr
     }
 
     /// What the user is asked to do, as one sentence.
-    public var instruction: String {
+    package var instruction: String {
         switch self {
         case .upright:
             "Hold the device upright in its natural orientation: the way its screen reads normally (for a tablet or laptop, the way the logo or keyboard sits), screen facing you."
@@ -34,7 +34,7 @@ public enum CalibrationPose: String, Sendable, Hashable, CaseIterable, CustomStr
     }
 
     /// A few words for tables: "upright", "left edge up", "lying face up".
-    public var phrase: String {
+    package var phrase: String {
         switch self {
         case .upright: "upright"
         case .leftUp: "left edge up"
@@ -42,5 +42,5 @@ public enum CalibrationPose: String, Sendable, Hashable, CaseIterable, CustomStr
         }
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

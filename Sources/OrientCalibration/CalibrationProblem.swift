@@ -1,5 +1,5 @@
 /// Why one pose's readings cannot be used.
-public enum PoseProblem: Error, Sendable, Equatable, CustomStringConvertible {
+package enum PoseProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// Fewer readings, or a shorter stretch of them, than a rest needs.
     case tooShort(samples: Int, durationMs: Double, neededMs: Double)
     /// The readings' average direction wandered by `degrees`: the device moved.
@@ -10,7 +10,7 @@ public enum PoseProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// device was accelerating the whole time.
     case notGravity(magnitude: Double, expected: Double)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooShort(let samples, let duration, let needed):
             "only \(samples) readings over \(Int(duration.rounded())) ms; a pose needs the device at rest for \(Int(needed.rounded())) ms"
@@ -25,7 +25,7 @@ public enum PoseProblem: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why the poses together do not give a mount matrix.
-public enum CalibrationProblem: Error, Sendable, Equatable, CustomStringConvertible {
+package enum CalibrationProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// One pose's readings could not be used.
     case pose(CalibrationPose, PoseProblem)
     /// Two poses read (nearly) the same direction: the device was not turned between them.
@@ -39,7 +39,7 @@ public enum CalibrationProblem: Error, Sendable, Equatable, CustomStringConverti
     /// After the fit, a pose still reads too far from where it should.
     case poorFit(CalibrationPose, degrees: Double, toleranceDegrees: Double)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .pose(let pose, let problem):
             "pose \(pose) (\(pose.phrase)): \(problem)"

@@ -1,28 +1,28 @@
-public import OrientProtocol
+package import OrientProtocol
 
 /// The wizard's findings as text: what changes, the hwdb entry, and how to
 /// apply it. Pure, so the words are tested without a daemon.
-public struct CalibrationReport: Sendable {
+package struct CalibrationReport: Sendable {
     /// The sensor as the daemon names it (`iio:device2`), nil when unknown.
-    public var device: String?
+    package var device: String?
     /// The chip and driver, for the entry's comment (`bmc150_accel`, `bmc150_accel_i2c`).
-    public var chip: String?
+    package var chip: String?
     /// The matrix in use and where it came from (`ACCEL_MOUNT_MATRIX`, `config`, `in_mount_matrix`, `trace`, `identity`).
-    public var current: MountMatrix
-    public var currentSource: String
-    public var poses: PoseSet
-    public var fit: MountFit
+    package var current: MountMatrix
+    package var currentSource: String
+    package var poses: PoseSet
+    package var fit: MountFit
     /// The key to write under, nil when none is known.
-    public var key: HwdbMatchKey?
+    package var key: HwdbMatchKey?
     /// The machine, for the entry's comment (`TOSHIBA WT10-A`), nil when unknown.
-    public var machine: String?
+    package var machine: String?
     /// The daemon's z sign, when known (+1: face up reads +z after the matrix).
-    public var zSign: Int?
+    package var zSign: Int?
 
     /// The local hwdb file systemd's 60-sensor.hwdb tells users to create.
-    public static let localHwdbPath = "/etc/udev/hwdb.d/61-sensor-local.hwdb"
+    package static let localHwdbPath = "/etc/udev/hwdb.d/61-sensor-local.hwdb"
 
-    public init(
+    package init(
         device: String?, chip: String?, current: MountMatrix, currentSource: String, poses: PoseSet, fit: MountFit,
         key: HwdbMatchKey?, machine: String?, zSign: Int?
     ) {
@@ -38,10 +38,10 @@ public struct CalibrationReport: Sendable {
     }
 
     /// Whether the matrix in use already gives every pose right.
-    public var nothingToChange: Bool { MountFit.equivalent(current, fit.matrix) }
+    package var nothingToChange: Bool { MountFit.equivalent(current, fit.matrix) }
 
     /// How the matrix was found, in a sentence.
-    public var finding: String {
+    package var finding: String {
         var lines: [String] = []
         switch fit.kind {
         case .signedPermutation(let offset):
@@ -60,7 +60,7 @@ public struct CalibrationReport: Sendable {
     }
 
     /// The table: each pose under the matrix in use and under the new one.
-    public var comparison: String {
+    package var comparison: String {
         let rows: [(String, String, String)] =
             [("", "in use (\(currentSource))", "new")]
             + [("matrix", current.description, fit.matrix.description)]
@@ -79,10 +79,10 @@ public struct CalibrationReport: Sendable {
     }
 
     /// The key to fill in when the sensor's is unknown (a trace recorded elsewhere).
-    public static let placeholderKey = "sensor:modalias:<parent modalias up to its first ID>*:dmi:*svn<vendor>:pn<product>:*"
+    package static let placeholderKey = "sensor:modalias:<parent modalias up to its first ID>*:dmi:*svn<vendor>:pn<product>:*"
 
     /// The entry: under `key`, or under `placeholderKey` when there is none.
-    public var entry: HwdbEntry {
+    package var entry: HwdbEntry {
         let what = [machine, chip].compactMap { $0 }.joined(separator: ", ")
         return HwdbEntry(
             comment: (what.isEmpty ? "" : "\(what): ") + "mount matrix found by orientctl calibrate",
@@ -90,7 +90,7 @@ public struct CalibrationReport: Sendable {
     }
 
     /// The commands that load a written entry.
-    public var loadSteps: String {
+    package var loadSteps: String {
         let devname = device.map { "/dev/\($0)" } ?? "/dev/iio:deviceN"
         return """
             Load it (as root):
@@ -101,7 +101,7 @@ public struct CalibrationReport: Sendable {
     }
 
     /// The orientd-only alternative: the config file's key.
-    public var configAlternative: String {
+    package var configAlternative: String {
         var lines = [
             "Or, for orientd alone (not for other programs reading the sensor), put it in /etc/orientd/orientd.conf",
             "and reload orientd (systemctl reload orientd):",
@@ -118,7 +118,7 @@ public struct CalibrationReport: Sendable {
     }
 
     /// How to share the entry.
-    public static let upstream = """
+    package static let upstream = """
         To fix it for everyone with this device, send the entry to systemd: a pull request adding it to
         hwdb.d/60-sensor.hwdb (sorted by brand and model) at https://github.com/systemd/systemd, or an issue at
         https://github.com/systemd/systemd/issues with the entry, the device's name and the output of
@@ -126,7 +126,7 @@ public struct CalibrationReport: Sendable {
         """
 
     /// Warnings about how the daemon will see the change.
-    public var cautions: [String] {
+    package var cautions: [String] {
         var out: [String] = []
         if currentSource == "config" {
             out.append(

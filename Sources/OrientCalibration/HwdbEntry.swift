@@ -6,20 +6,20 @@
 /// sensor:modalias:acpi:BOSC0200*:dmi:*svnTOSHIBA:pnWT10-A:*
 ///  ACCEL_MOUNT_MATRIX=0, -1, 0; -1, 0, 0; 0, 0, 1
 /// ```
-public struct HwdbEntry: Sendable, Equatable {
-    public var comment: String
-    public var key: String
+package struct HwdbEntry: Sendable, Equatable {
+    package var comment: String
+    package var key: String
     /// The matrix text, `x1, y1, z1; x2, y2, z2; x3, y3, z3`.
-    public var matrix: String
+    package var matrix: String
 
-    public init(comment: String, key: String, matrix: String) {
+    package init(comment: String, key: String, matrix: String) {
         self.comment = comment
         self.key = key
         self.matrix = matrix
     }
 
     /// The entry's lines, ending in a newline. Property lines start with one space.
-    public var text: String {
+    package var text: String {
         "# \(comment)\n\(key)\n ACCEL_MOUNT_MATRIX=\(matrix)\n"
     }
 
@@ -27,7 +27,7 @@ public struct HwdbEntry: Sendable, Equatable {
     /// entry in it: an entry with the same key has its `ACCEL_MOUNT_MATRIX`
     /// replaced (other properties, such as `ACCEL_LOCATION`, stay); otherwise the
     /// entry is appended after a blank line.
-    public func merged(into existing: String) -> (text: String, replaced: Bool) {
+    package func merged(into existing: String) -> (text: String, replaced: Bool) {
         var lines = existing.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         if let keyLine = lines.firstIndex(where: { $0.trimmingTrailingSpaces() == key }) {

@@ -13,22 +13,22 @@ import Glibc
 /// `sensor:modalias:acpi:BOSC0200*:dmi:*svnVendor:pnProduct:*`: the sensor's
 /// ID, then the machine's vendor and product name, so the entry survives a
 /// firmware update.
-public struct SensorIdentity: Sendable, Equatable {
+package struct SensorIdentity: Sendable, Equatable {
     /// The IIO device's `label` attribute, if it has a non-empty one.
-    public var label: String?
+    package var label: String?
     /// The `modalias` of the sensor's nearest I2C, USB or platform parent (`acpi:BOSC0200:BOSC0200:`).
-    public var parentModalias: String?
+    package var parentModalias: String?
     /// `/sys/class/dmi/id/modalias` (absent on machines without DMI, such as most ARM boards).
-    public var dmiModalias: String?
+    package var dmiModalias: String?
 
-    public init(label: String? = nil, parentModalias: String? = nil, dmiModalias: String? = nil) {
+    package init(label: String? = nil, parentModalias: String? = nil, dmiModalias: String? = nil) {
         self.label = label.flatMap { $0.isEmpty ? nil : $0 }
         self.parentModalias = parentModalias.flatMap { $0.isEmpty ? nil : $0 }
         self.dmiModalias = dmiModalias.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The exact string udev looks up for this sensor; nil without a parent modalias.
-    public var lookupString: String? {
+    package var lookupString: String? {
         guard let parentModalias else { return nil }
         return "\(prefix)modalias:\(parentModalias):\(dmiModalias ?? "")"
     }
@@ -38,34 +38,34 @@ public struct SensorIdentity: Sendable, Equatable {
 }
 
 /// A match key for this sensor, and what it matches.
-public struct HwdbMatchKey: Sendable, Equatable {
+package struct HwdbMatchKey: Sendable, Equatable {
     /// The key line, `sensor:modalias:…`.
-    public var key: String
+    package var key: String
     /// What it matches, in words ("this sensor on every TOSHIBA WT10-A").
-    public var scope: String
+    package var scope: String
 
-    public init(key: String, scope: String) {
+    package init(key: String, scope: String) {
         self.key = key
         self.scope = scope
     }
 
     /// Whether the key matches `lookup` as udev's hwdb does (shell glob).
-    public func matches(_ lookup: String) -> Bool {
+    package func matches(_ lookup: String) -> Bool {
         fnmatch(key, lookup, 0) == 0
     }
 }
 
 /// The match keys a sensor could be written under, best first, and anything
 /// the user should know before choosing.
-public struct HwdbKeyChoice: Sendable, Equatable {
+package struct HwdbKeyChoice: Sendable, Equatable {
     /// Candidate keys, the recommended one first. Empty when no key can work.
-    public var keys: [HwdbMatchKey]
+    package var keys: [HwdbMatchKey]
     /// Why the choice is not clear-cut, or why there is none; empty when the
     /// first key is plainly right.
-    public var notes: [String]
+    package var notes: [String]
 
     /// Whether the user should be asked (more than one sensible key).
-    public var needsChoice: Bool { keys.count > 1 }
+    package var needsChoice: Bool { keys.count > 1 }
 
     /// DMI values firmware leaves as placeholders: a key on them matches many machines.
     static let placeholders: Set<String> = [
@@ -75,7 +75,7 @@ public struct HwdbKeyChoice: Sendable, Equatable {
     ]
 
     /// The keys for `identity`.
-    public init(for identity: SensorIdentity) {
+    package init(for identity: SensorIdentity) {
         guard let parent = identity.parentModalias else {
             keys = []
             notes = [

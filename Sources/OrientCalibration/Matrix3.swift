@@ -1,52 +1,52 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientProtocol
+package import OrientProtocol
 
 /// A plain 3×3 matrix of rows, for the calibration maths: products, the
 /// determinant, the inverse and the nearest orthogonal matrix.
 ///
 /// `MountMatrix` is the validated value the daemon uses; this is the scratch
 /// arithmetic behind fitting one.
-public struct Matrix3: Sendable, Equatable, CustomStringConvertible {
-    public var r0: Vector3
-    public var r1: Vector3
-    public var r2: Vector3
+package struct Matrix3: Sendable, Equatable, CustomStringConvertible {
+    package var r0: Vector3
+    package var r1: Vector3
+    package var r2: Vector3
 
-    public init(_ r0: Vector3, _ r1: Vector3, _ r2: Vector3) {
+    package init(_ r0: Vector3, _ r1: Vector3, _ r2: Vector3) {
         self.r0 = r0
         self.r1 = r1
         self.r2 = r2
     }
 
-    public static let identity = Matrix3(Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
+    package static let identity = Matrix3(Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
 
     /// The rows of a mount matrix.
-    public init(_ matrix: MountMatrix) {
+    package init(_ matrix: MountMatrix) {
         self.init(matrix.rows.0, matrix.rows.1, matrix.rows.2)
     }
 
-    public var rows: [Vector3] { [r0, r1, r2] }
+    package var rows: [Vector3] { [r0, r1, r2] }
 
-    public var transposed: Matrix3 {
+    package var transposed: Matrix3 {
         Matrix3(
             Vector3(r0.x, r1.x, r2.x),
             Vector3(r0.y, r1.y, r2.y),
             Vector3(r0.z, r1.z, r2.z))
     }
 
-    public var determinant: Double { dot(r0, cross3(r1, r2)) }
+    package var determinant: Double { dot(r0, cross3(r1, r2)) }
 
     /// The sum of the diagonal.
-    public var trace: Double { r0.x + r1.y + r2.z }
+    package var trace: Double { r0.x + r1.y + r2.z }
 
     /// `self · v`.
-    public func apply(_ v: Vector3) -> Vector3 {
+    package func apply(_ v: Vector3) -> Vector3 {
         Vector3(dot(r0, v), dot(r1, v), dot(r2, v))
     }
 
     /// `a · b`.
-    public static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
+    package static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
         let t = b.transposed
         return Matrix3(
             Vector3(dot(a.r0, t.r0), dot(a.r0, t.r1), dot(a.r0, t.r2)),
@@ -55,7 +55,7 @@ public struct Matrix3: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The inverse, or nil when the matrix is (nearly) singular.
-    public var inverse: Matrix3? {
+    package var inverse: Matrix3? {
         let det = determinant
         let scale = norm(r0) * norm(r1) * norm(r2)
         guard det.isFinite, scale > 0, abs(det) > 1e-9 * scale else { return nil }
@@ -69,7 +69,7 @@ public struct Matrix3: Sendable, Equatable, CustomStringConvertible {
     ///
     /// Newton's iteration X ← (X + X⁻ᵀ)/2 converges quadratically from any
     /// non-singular start.
-    public var nearestOrthogonal: Matrix3? {
+    package var nearestOrthogonal: Matrix3? {
         var x = self
         for _ in 0..<60 {
             guard let inverse = x.inverse else { return nil }
@@ -84,14 +84,14 @@ public struct Matrix3: Sendable, Equatable, CustomStringConvertible {
 
     /// The angle of the rotation taking `self` to `other`, in degrees, for two
     /// orthogonal matrices with determinants of the same sign (nil otherwise).
-    public func angleDegrees(to other: Matrix3) -> Double? {
+    package func angleDegrees(to other: Matrix3) -> Double? {
         guard (determinant > 0) == (other.determinant > 0) else { return nil }
         let cosine = ((transposed * other).trace - 1) / 2
         return acosDegrees(cosine)
     }
 
     /// Entries rounded to `places` decimals, `-0` as `0`.
-    public func rounded(places: Int) -> Matrix3 {
+    package func rounded(places: Int) -> Matrix3 {
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
         func round(_ v: Vector3) -> Vector3 {
@@ -102,7 +102,7 @@ public struct Matrix3: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Every signed permutation matrix (48: 6 permutations × 8 sign patterns).
-    public static let signedPermutations: [Matrix3] = {
+    package static let signedPermutations: [Matrix3] = {
         let axes = [Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)]
         let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
         var out: [Matrix3] = []
@@ -117,7 +117,7 @@ public struct Matrix3: Sendable, Equatable, CustomStringConvertible {
 
     /// The mount-matrix text form, `x1, y1, z1; x2, y2, z2; x3, y3, z3`, numbers
     /// in their shortest form (`1`, `-0.5`, `0.8660`).
-    public var description: String {
+    package var description: String {
         rows.map { row in [row.x, row.y, row.z].map(shortNumber).joined(separator: ", ") }.joined(separator: "; ")
     }
 }

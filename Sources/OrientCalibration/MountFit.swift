@@ -1,4 +1,4 @@
-public import OrientProtocol
+package import OrientProtocol
 
 /// The mount matrix three resting poses give, checked.
 ///
@@ -15,9 +15,9 @@ public import OrientProtocol
 /// let fit = try MountFit(upright: u, leftUp: l, faceUp: f)   // sensor-frame rest readings
 /// print(fit.matrix)                                           // "0, -1, 0; -1, 0, 0; 0, 0, 1"
 /// ```
-public struct MountFit: Sendable, Equatable {
+package struct MountFit: Sendable, Equatable {
     /// How the matrix was chosen.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Axis-aligned: the nearest signed permutation, `offsetDegrees` from the
         /// rotation the poses measured (how far off the poses were held).
         case signedPermutation(offsetDegrees: Double)
@@ -27,22 +27,22 @@ public struct MountFit: Sendable, Equatable {
     }
 
     /// The matrix to use, as it will be written (a rotation is rounded to 4 decimals).
-    public let matrix: MountMatrix
-    public let kind: Kind
+    package let matrix: MountMatrix
+    package let kind: Kind
     /// True when the frame is mirrored (determinant −1): lying face up reads +z
     /// only because the z row is flipped from x × y. HID sensor hubs report in
     /// the Windows convention and need this; so do most of systemd's hwdb matrices.
-    public let mirrored: Bool
+    package let mirrored: Bool
     /// For each pose, the angle between what the panel reads under `matrix` and
     /// what it should read, degrees.
-    public let residualDegrees: [CalibrationPose: Double]
+    package let residualDegrees: [CalibrationPose: Double]
 
     /// Poses further than this from a quarter turn apart are ambiguous, degrees.
-    public static let agreementTolerance = 20.0
+    package static let agreementTolerance = 20.0
     /// A measured rotation this close to a signed permutation is taken as one, degrees.
-    public static let snapDegrees = 15.0
+    package static let snapDegrees = 15.0
     /// The largest residual accepted, degrees.
-    public static let fitTolerance = 25.0
+    package static let fitTolerance = 25.0
 
     /// Fits the matrix to three rest readings in the sensor frame (any length;
     /// only directions count).
@@ -50,7 +50,7 @@ public struct MountFit: Sendable, Equatable {
     /// - Throws: `CalibrationProblem`: two poses the same or opposite (they
     ///   contradict), two poses neither that nor a quarter turn apart
     ///   (ambiguous), or a pose that no orthogonal matrix brings close enough.
-    public init(upright: Vector3, leftUp: Vector3, faceUp: Vector3) throws(CalibrationProblem) {
+    package init(upright: Vector3, leftUp: Vector3, faceUp: Vector3) throws(CalibrationProblem) {
         let readings: [(CalibrationPose, Vector3)] = [(.upright, upright), (.leftUp, leftUp), (.faceUp, faceUp)]
         for (i, first) in readings.enumerated() {
             for second in readings[(i + 1)...] {
@@ -106,7 +106,7 @@ public struct MountFit: Sendable, Equatable {
     /// Whether `other` gives the same orientation and tilt as this fit's matrix
     /// for every resting direction (their panel readings agree within `degrees`
     /// on the six axis directions).
-    public static func equivalent(_ a: MountMatrix, _ b: MountMatrix, degrees: Double = 1) -> Bool {
+    package static func equivalent(_ a: MountMatrix, _ b: MountMatrix, degrees: Double = 1) -> Bool {
         let axes = [Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)]
         return axes.allSatisfy { angleDegrees(a.apply($0), b.apply($0)) <= degrees }
     }

@@ -1,18 +1,18 @@
-public import OrientProtocol
+package import OrientProtocol
 
 /// The three rests a calibration needs, found in recorded samples.
-public struct PoseSet: Sendable, Equatable {
-    public var upright: Rest
-    public var leftUp: Rest
-    public var faceUp: Rest
+package struct PoseSet: Sendable, Equatable {
+    package var upright: Rest
+    package var leftUp: Rest
+    package var faceUp: Rest
 
-    public init(upright: Rest, leftUp: Rest, faceUp: Rest) {
+    package init(upright: Rest, leftUp: Rest, faceUp: Rest) {
         self.upright = upright
         self.leftUp = leftUp
         self.faceUp = faceUp
     }
 
-    public subscript(pose: CalibrationPose) -> Rest {
+    package subscript(pose: CalibrationPose) -> Rest {
         switch pose {
         case .upright: upright
         case .leftUp: leftUp
@@ -22,7 +22,7 @@ public struct PoseSet: Sendable, Equatable {
 
     /// One recording per pose, in the order upright, left-up, face-up: the
     /// longest rest in each.
-    public init(perPose recordings: [[Sample]], detector: RestDetector) throws(CalibrationProblem) {
+    package init(perPose recordings: [[Sample]], detector: RestDetector) throws(CalibrationProblem) {
         precondition(recordings.count == 3, "one recording per pose")
         var rests: [Rest] = []
         for (pose, samples) in zip(CalibrationPose.allCases, recordings) {
@@ -38,7 +38,7 @@ public struct PoseSet: Sendable, Equatable {
     /// One recording holding the three poses in order, the device moved
     /// between them: its rests, with rests in the same direction (within
     /// `sameDegrees`) one after another merged, must be exactly three.
-    public init(sequence samples: [Sample], detector: RestDetector, sameDegrees: Double = 20)
+    package init(sequence samples: [Sample], detector: RestDetector, sameDegrees: Double = 20)
         throws(CalibrationSequenceProblem)
     {
         let rests = detector.runs(in: samples).filter {
@@ -74,15 +74,15 @@ public struct PoseSet: Sendable, Equatable {
 }
 
 /// A single recording that does not hold the three poses.
-public struct CalibrationSequenceProblem: Error, Sendable, Equatable, CustomStringConvertible {
-    public var restsFound: Int
-    public var restMs: Double
+package struct CalibrationSequenceProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    package var restsFound: Int
+    package var restMs: Double
     /// Where each rest found starts, ms.
-    public var starts: [Double]
+    package var starts: [Double]
     /// A rest that was found but cannot be used.
-    public var pose: CalibrationProblem?
+    package var pose: CalibrationProblem?
 
-    public var description: String {
+    package var description: String {
         if let pose { return pose.description }
         let at = starts.map { "\(Int($0.rounded())) ms" }.joined(separator: ", ")
         return

@@ -1,4 +1,4 @@
-public import OrientProtocol
+package import OrientProtocol
 
 /// Finds where a device rested in a run of samples, or says why it did not.
 ///
@@ -12,22 +12,22 @@ public import OrientProtocol
 /// let rest = try RestDetector().rest(in: trace.samples)   // throws PoseProblem
 /// print(rest.direction)                                     // a unit vector, sensor frame
 /// ```
-public struct RestDetector: Sendable {
+package struct RestDetector: Sendable {
     /// The shortest rest accepted, in ms.
-    public var minimumDurationMs: Double
+    package var minimumDurationMs: Double
     /// The fewest readings a rest may have.
-    public var minimumSamples: Int
+    package var minimumSamples: Int
     /// Largest angle between a reading and the rest's mean direction, degrees.
     /// Hand tremor and sensor noise stay well inside it; turning does not.
-    public var maximumAngle: Double
+    package var maximumAngle: Double
     /// Largest difference between a reading's magnitude and the rest's, m/s².
-    public var magnitudeTolerance: Double
+    package var magnitudeTolerance: Double
     /// Standard gravity, m/s².
-    public var gravity: Double
+    package var gravity: Double
     /// Largest difference between the rest's magnitude and `gravity`, m/s².
-    public var gravityTolerance: Double
+    package var gravityTolerance: Double
 
-    public init(
+    package init(
         minimumDurationMs: Double = 1000, minimumSamples: Int = 5, maximumAngle: Double = 4,
         magnitudeTolerance: Double = 1.0, gravity: Double = 9.80665, gravityTolerance: Double = 2.0
     ) {
@@ -43,7 +43,7 @@ public struct RestDetector: Sendable {
     ///
     /// - Throws: `PoseProblem`: too few readings, the device moved, the
     ///   readings are too noisy, or the resting magnitude is not about g.
-    public func rest(in samples: [Sample]) throws(PoseProblem) -> Rest {
+    package func rest(in samples: [Sample]) throws(PoseProblem) -> Rest {
         let finite = samples.filter { $0.vector.x.isFinite && $0.vector.y.isFinite && $0.vector.z.isFinite && norm($0.vector) > 0 }
         let span = (finite.last?.tMs ?? 0) - (finite.first?.tMs ?? 0)
         guard finite.count >= minimumSamples, span >= minimumDurationMs else {
@@ -63,7 +63,7 @@ public struct RestDetector: Sendable {
 
     /// Whether the last `minimumDurationMs` of `samples` are a rest: what a live
     /// reader waits for. Nil while they are not (yet).
-    public func trailingRest(in samples: [Sample]) -> Rest? {
+    package func trailingRest(in samples: [Sample]) -> Rest? {
         guard let last = samples.last else { return nil }
         let recent = samples.filter { $0.tMs >= last.tMs - minimumDurationMs * 1.5 }
         guard let run = runs(in: recent).last, run.count >= minimumSamples, run.durationMs >= minimumDurationMs,
@@ -132,17 +132,17 @@ public struct RestDetector: Sendable {
 }
 
 /// Where a device rested: the mean reading and how long it held.
-public struct Rest: Sendable, Equatable {
+package struct Rest: Sendable, Equatable {
     /// The mean reading over the rest, in the samples' frame and unit.
-    public var mean: Vector3
-    public var startMs: Double
-    public var endMs: Double
+    package var mean: Vector3
+    package var startMs: Double
+    package var endMs: Double
     /// How many readings it spans.
-    public var count: Int
+    package var count: Int
     /// The largest angle between one of its readings and the mean, degrees.
-    public var spreadDegrees: Double
+    package var spreadDegrees: Double
 
-    public init(mean: Vector3, startMs: Double, endMs: Double, count: Int, spreadDegrees: Double) {
+    package init(mean: Vector3, startMs: Double, endMs: Double, count: Int, spreadDegrees: Double) {
         self.mean = mean
         self.startMs = startMs
         self.endMs = endMs
@@ -150,7 +150,7 @@ public struct Rest: Sendable, Equatable {
         self.spreadDegrees = spreadDegrees
     }
 
-    public var durationMs: Double { endMs - startMs }
+    package var durationMs: Double { endMs - startMs }
     /// The mean reading as a unit vector.
-    public var direction: Vector3 { mean / norm(mean) }
+    package var direction: Vector3 { mean / norm(mean) }
 }

@@ -1,5 +1,5 @@
 /// The ways `orientctl follow` can rotate a screen.
-public enum BackendKind: String, Sendable, CaseIterable, Equatable {
+package enum BackendKind: String, Sendable, CaseIterable, Equatable {
     case sway
     case hyprland
     case niri
@@ -10,14 +10,14 @@ public enum BackendKind: String, Sendable, CaseIterable, Equatable {
     case exec
 
     /// The names `--backend` accepts, in the order the help lists them.
-    public static let names = allCases.map(\.rawValue)
+    package static let names = allCases.map(\.rawValue)
 
     /// The backend of the session described by `environment`: the first of
     /// SWAYSOCK (sway), HYPRLAND_INSTANCE_SIGNATURE (Hyprland), NIRI_SOCKET
     /// (niri), WAYLAND_DISPLAY (wlr-randr) and DISPLAY (X11) that is set and
     /// not empty. sway and Hyprland also set WAYLAND_DISPLAY, and DISPLAY under
     /// Xwayland, hence the order.
-    public static func detect(environment: [String: String]) -> BackendKind? {
+    package static func detect(environment: [String: String]) -> BackendKind? {
         let order: [(String, BackendKind)] = [
             ("SWAYSOCK", .sway), ("HYPRLAND_INSTANCE_SIGNATURE", .hyprland), ("NIRI_SOCKET", .niri),
             ("WAYLAND_DISPLAY", .wlrRandr), ("DISPLAY", .x11),
@@ -28,7 +28,7 @@ public enum BackendKind: String, Sendable, CaseIterable, Equatable {
     /// The socket whose reappearance means the compositor (or X server) has
     /// restarted, so the orientation must be applied again; nil when there is
     /// none to watch (exec, or the variable is unset).
-    public static func endpoint(of kind: BackendKind, environment: [String: String]) -> String? {
+    package static func endpoint(of kind: BackendKind, environment: [String: String]) -> String? {
         func nonEmpty(_ name: String) -> String? {
             guard let value = environment[name], !value.isEmpty else { return nil }
             return value

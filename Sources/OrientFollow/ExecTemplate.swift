@@ -15,8 +15,8 @@
 /// ```swift
 /// let hook = try ExecTemplate("notify-send 'Rotated to {orientation}'")
 /// ```
-public struct ExecTemplate: Sendable, Equatable {
-    public static let placeholders = ["orientation", "previous", "transform", "xrandr", "output"]
+package struct ExecTemplate: Sendable, Equatable {
+    package static let placeholders = ["orientation", "previous", "transform", "xrandr", "output"]
 
     enum Piece: Sendable, Equatable {
         case text(String)
@@ -24,11 +24,11 @@ public struct ExecTemplate: Sendable, Equatable {
     }
 
     /// The template as given.
-    public let source: String
+    package let source: String
     let pieces: [Piece]
 
     /// Parses `source`; the error names the column and what is wrong.
-    public init(_ source: String) throws(FollowError) {
+    package init(_ source: String) throws(FollowError) {
         self.source = source
         guard !source.trimmed([" ", "\t", "\n"]).isEmpty else {
             throw FollowError("--exec needs a command (the template is empty)")
@@ -71,7 +71,7 @@ public struct ExecTemplate: Sendable, Equatable {
     }
 
     /// The placeholders' values for `change` on `output`.
-    public static func values(for change: OrientationChange, output: String) -> [String: String] {
+    package static func values(for change: OrientationChange, output: String) -> [String: String] {
         [
             "orientation": change.orientation.rawValue,
             "previous": change.previous.rawValue,
@@ -82,7 +82,7 @@ public struct ExecTemplate: Sendable, Equatable {
     }
 
     /// The same values as environment variables (rot8's hook names for the two orientations).
-    public static func environment(for change: OrientationChange, output: String) -> [String: String] {
+    package static func environment(for change: OrientationChange, output: String) -> [String: String] {
         let values = values(for: change, output: output)
         let names = [
             "orientation": "ORIENTATION", "previous": "PREV_ORIENTATION", "transform": "ORIENTD_TRANSFORM",
@@ -96,7 +96,7 @@ public struct ExecTemplate: Sendable, Equatable {
     }
 
     /// The shell command for `change` on `output`.
-    public func expanded(for change: OrientationChange, output: String) -> String {
+    package func expanded(for change: OrientationChange, output: String) -> String {
         let values = ExecTemplate.values(for: change, output: output)
         return pieces.map { piece in
             switch piece {
@@ -107,14 +107,14 @@ public struct ExecTemplate: Sendable, Equatable {
     }
 
     /// The argv that runs the expanded template.
-    public func command(for change: OrientationChange, output: String) -> [String] {
+    package func command(for change: OrientationChange, output: String) -> [String] {
         ["/bin/sh", "-c", expanded(for: change, output: output)]
     }
 }
 
 /// `value` as one shell word: unchanged when it is made only of characters the
 /// shell leaves alone, else in single quotes.
-public func shellQuoted(_ value: String) -> String {
+package func shellQuoted(_ value: String) -> String {
     let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { scalar in
         (scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)))
             || "-_./:=+@%,".unicodeScalars.contains(scalar)

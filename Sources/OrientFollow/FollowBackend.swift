@@ -1,28 +1,28 @@
-public import OrientProtocol
+package import OrientProtocol
 
 /// One orientation to apply to the panel.
-public struct OrientationChange: Sendable, Equatable {
+package struct OrientationChange: Sendable, Equatable {
     /// The effective orientation to show.
-    public var orientation: Orientation
+    package var orientation: Orientation
     /// The one shown before (`undefined` before the first).
-    public var previous: Orientation
+    package var previous: Orientation
     /// True for the first application, and after the compositor came back:
     /// set up what only needs setting once (touch mapped to the panel).
-    public var initial: Bool
+    package var initial: Bool
 
-    public init(orientation: Orientation, previous: Orientation, initial: Bool) {
+    package init(orientation: Orientation, previous: Orientation, initial: Bool) {
         self.orientation = orientation
         self.previous = previous
         self.initial = initial
     }
 
     /// The panel's transform for `orientation`.
-    public var transform: PanelTransform { PanelTransform(orientation) }
+    package var transform: PanelTransform { PanelTransform(orientation) }
 }
 
 /// How one compositor (or X11) is told to rotate: the commands, built without
 /// running anything.
-public protocol FollowBackend: Sendable {
+package protocol FollowBackend: Sendable {
     var kind: BackendKind { get }
 
     /// The command that lists the outputs (nil when there is none to ask).
@@ -41,7 +41,7 @@ public protocol FollowBackend: Sendable {
 }
 
 extension FollowBackend {
-    public var queries: [[String]] { [] }
+    package var queries: [[String]] { [] }
 }
 
 /// What `tool` printed, parsed as JSON.

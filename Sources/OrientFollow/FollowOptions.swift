@@ -1,34 +1,34 @@
 /// `orientctl follow`'s own options, validated.
-public struct FollowOptions: Sendable, Equatable {
+package struct FollowOptions: Sendable, Equatable {
     /// `--backend`; nil: chosen from the environment.
-    public var backend: BackendKind?
+    package var backend: BackendKind?
     /// `--output`; nil: the built-in panel among the compositor's outputs.
-    public var output: String?
+    package var output: String?
     /// `--exec`: run after the backend's commands (alone when the backend is `exec`).
-    public var exec: ExecTemplate?
+    package var exec: ExecTemplate?
     /// `--timeout`: seconds one command may take before it is killed.
-    public var timeout: Double = 5
+    package var timeout: Double = 5
     /// `--compositor-timeout`: seconds a compositor that went away (its socket
     /// removed) may take to come back before follow stops.
-    public var compositorTimeout: Double = 10
+    package var compositorTimeout: Double = 10
     /// `--disable-input` (and `--disable-keyboard`): inputs disabled while the
     /// panel is not in its natural orientation.
-    public var disabledInputs: [String] = []
+    package var disabledInputs: [String] = []
     /// `--disable-keyboard`: the built-in keyboard among them.
-    public var disableKeyboard = false
+    package var disableKeyboard = false
     /// `--disable-touchpad`: the touchpads among them.
-    public var disableTouchpad = false
+    package var disableTouchpad = false
 
-    public init() {}
+    package init() {}
 
     /// The options `parse` understands, for the help and for suggestions.
-    public static let names = [
+    package static let names = [
         "--backend", "--output", "--exec", "--timeout", "--compositor-timeout", "--disable-input", "--disable-keyboard", "--disable-touchpad",
     ]
 
     /// Parses the words after `follow` (global options already taken out).
     /// Values follow their option as the next word or after `=`.
-    public static func parse(_ words: [String]) throws(FollowError) -> FollowOptions {
+    package static func parse(_ words: [String]) throws(FollowError) -> FollowOptions {
         var options = FollowOptions()
         var index = 0
         while index < words.count {
@@ -90,7 +90,7 @@ public struct FollowOptions: Sendable, Equatable {
     /// Output names are connector names (eDP-1, DSI-1, HEADLESS-1): letters,
     /// digits and `-_.:`; anything else would be read as syntax by the
     /// compositors' command languages.
-    public static func validOutputName(_ name: String) throws(FollowError) -> String {
+    package static func validOutputName(_ name: String) throws(FollowError) -> String {
         let allowed = name.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.:".unicodeScalars.contains(scalar))
         }
@@ -102,7 +102,7 @@ public struct FollowOptions: Sendable, Equatable {
 
     /// Input names are sway identifiers or X input device names: printable,
     /// without the `"`, `,` and `;` that sway's command language would split on.
-    public static func validInputName(_ name: String) throws(FollowError) -> String {
+    package static func validInputName(_ name: String) throws(FollowError) -> String {
         let allowed = name.unicodeScalars.allSatisfy { scalar in
             !scalar.properties.generalCategory.isControl && !"\",;".unicodeScalars.contains(scalar)
         }

@@ -1,17 +1,17 @@
 /// Hyprland: one `hyprctl --batch` with the monitor's transform and the same
 /// transform for touch devices and tablets, which are bound to the monitor.
-public struct HyprlandBackend: FollowBackend {
-    public init() {}
+package struct HyprlandBackend: FollowBackend {
+    package init() {}
 
-    public var kind: BackendKind { .hyprland }
+    package var kind: BackendKind { .hyprland }
 
-    public var outputQuery: [String]? { ["hyprctl", "monitors", "-j"] }
+    package var outputQuery: [String]? { ["hyprctl", "monitors", "-j"] }
 
-    public func outputNames(fromQuery text: String) throws(FollowError) -> [String] {
+    package func outputNames(fromQuery text: String) throws(FollowError) -> [String] {
         try namesOfJSONArray(text, tool: "hyprctl monitors -j")
     }
 
-    public func commands(for change: OrientationChange, output: String, answers: [String]) -> [[String]] {
+    package func commands(for change: OrientationChange, output: String, answers: [String]) -> [[String]] {
         let t = change.transform.hyprland
         var keywords = [
             "keyword monitor \(output),transform,\(t)",

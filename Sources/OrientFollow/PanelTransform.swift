@@ -1,4 +1,4 @@
-public import OrientProtocol
+package import OrientProtocol
 
 /// How each tool names the turn that shows an orientation upright: the
 /// compositors' wl_output transform, Hyprland's index, xrandr's rotation, and
@@ -15,29 +15,29 @@ public import OrientProtocol
 /// | right-up    | 270                               | 3        | right    |
 ///
 /// `undefined` is shown as `normal`: the panel's natural way up.
-public struct PanelTransform: Sendable, Equatable {
+package struct PanelTransform: Sendable, Equatable {
     /// The orientation shown (never `undefined`).
-    public let orientation: Orientation
+    package let orientation: Orientation
 
-    public init(_ orientation: Orientation) {
+    package init(_ orientation: Orientation) {
         self.orientation = orientation == .undefined ? .normal : orientation
     }
 
     /// Quarter turns counter-clockwise (0...3).
-    public var quarterTurns: Int { orientation.quarterTurns ?? 0 }
+    package var quarterTurns: Int { orientation.quarterTurns ?? 0 }
 
     /// Degrees counter-clockwise: 0, 90, 180 or 270 (the wl_output enum value).
-    public var degrees: Int { quarterTurns * 90 }
+    package var degrees: Int { quarterTurns * 90 }
 
     /// The transform as sway, niri and wlr-randr spell it: `normal`, `90`, `180`, `270`.
-    public var wlOutputName: String { quarterTurns == 0 ? "normal" : String(degrees) }
+    package var wlOutputName: String { quarterTurns == 0 ? "normal" : String(degrees) }
 
     /// Hyprland's `transform` index: 0, 1, 2 or 3.
-    public var hyprland: Int { quarterTurns }
+    package var hyprland: Int { quarterTurns }
 
     /// xrandr's `--rotate` value: `normal`, `left`, `inverted` or `right`.
-    public var xrandr: String { ["normal", "left", "inverted", "right"][quarterTurns] }
+    package var xrandr: String { ["normal", "left", "inverted", "right"][quarterTurns] }
 
     /// The touch and pen input's Coordinate Transformation Matrix for X11.
-    public var matrix: CoordinateMatrix { CoordinateMatrix(quarterTurns: quarterTurns) }
+    package var matrix: CoordinateMatrix { CoordinateMatrix(quarterTurns: quarterTurns) }
 }

@@ -3,24 +3,24 @@
 /// output connected the matrix would spread touch over the whole X screen, so
 /// then `xinput map-to-output` maps each device to the panel instead (xinput
 /// computes the matrix from the panel's place and rotation).
-public struct X11Backend: FollowBackend {
+package struct X11Backend: FollowBackend {
     /// xinput device names (or ids) disabled while the panel is not in its
     /// natural orientation, e.g. `AT Translated Set 2 keyboard`.
-    public var disabledInputs: [String]
+    package var disabledInputs: [String]
     /// Disable the touchpads too (found in the device list by their dependent touch).
-    public var disableTouchpads: Bool
+    package var disableTouchpads: Bool
 
-    public init(disabledInputs: [String] = [], disableTouchpads: Bool = false) {
+    package init(disabledInputs: [String] = [], disableTouchpads: Bool = false) {
         self.disabledInputs = disabledInputs
         self.disableTouchpads = disableTouchpads
     }
 
-    public var kind: BackendKind { .x11 }
+    package var kind: BackendKind { .x11 }
 
-    public var outputQuery: [String]? { ["xrandr", "--query"] }
+    package var outputQuery: [String]? { ["xrandr", "--query"] }
 
     /// The connected outputs: lines `NAME connected …` at column 0.
-    public func outputNames(fromQuery text: String) -> [String] {
+    package func outputNames(fromQuery text: String) -> [String] {
         text.split(separator: "\n").compactMap { line in
             let words = line.split(separator: " ")
             guard line.first != " ", words.count >= 2, words[1] == "connected" else { return nil }
@@ -28,9 +28,9 @@ public struct X11Backend: FollowBackend {
         }
     }
 
-    public var queries: [[String]] { [["xinput", "list", "--long"], ["xrandr", "--query"]] }
+    package var queries: [[String]] { [["xinput", "list", "--long"], ["xrandr", "--query"]] }
 
-    public func commands(for change: OrientationChange, output: String, answers: [String]) -> [[String]] {
+    package func commands(for change: OrientationChange, output: String, answers: [String]) -> [[String]] {
         let transform = change.transform
         var commands = [["xrandr", "--output", output, "--rotate", transform.xrandr]]
         let devices = XInputDevice.pointers(inXInputList: answers.first ?? "")

@@ -1,6 +1,6 @@
 /// A pointer device in `xinput list --long`, with what kind it is.
-public struct XInputDevice: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct XInputDevice: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Direct touch (`Touch mode: direct`): follows the panel.
         case touchscreen
         /// An absolute valuator labelled `Abs Pressure`: follows the panel.
@@ -13,18 +13,18 @@ public struct XInputDevice: Sendable, Equatable {
 
     /// The X input device id (what `xinput` is given: names repeat, e.g. a
     /// touchscreen and its stylus).
-    public var id: Int
-    public var name: String
-    public var kind: Kind
+    package var id: Int
+    package var name: String
+    package var kind: Kind
 
-    public init(id: Int, name: String, kind: Kind) {
+    package init(id: Int, name: String, kind: Kind) {
         self.id = id
         self.name = name
         self.kind = kind
     }
 
     /// The slave pointers in `xinput list --long`'s output, in order.
-    public static func pointers(inXInputList text: String) -> [XInputDevice] {
+    package static func pointers(inXInputList text: String) -> [XInputDevice] {
         var devices: [XInputDevice] = []
         var current: (device: XInputDevice, slavePointer: Bool)?
         var absolute = false
@@ -58,7 +58,7 @@ public struct XInputDevice: Sendable, Equatable {
     }
 
     /// The devices whose input must turn with the panel: touchscreens and pens.
-    public static func touchAndPen(inXInputList text: String) -> [XInputDevice] {
+    package static func touchAndPen(inXInputList text: String) -> [XInputDevice] {
         pointers(inXInputList: text).filter { $0.kind == .touchscreen || $0.kind == .pen }
     }
 
