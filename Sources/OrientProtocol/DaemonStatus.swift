@@ -31,6 +31,7 @@ public struct DaemonStatus: Sendable, Equatable {
         /// The sensor reports only on change.
         public var onChange: Bool
 
+        /// A sensor as the daemon reports it; fields not given are unknown.
         public init(
             device: String, syspath: String, name: String? = nil, driver: String? = nil, modalias: String? = nil,
             capture: String = "none", rateHz: Double? = nil, onChange: Bool = false
@@ -48,9 +49,12 @@ public struct DaemonStatus: Sendable, Equatable {
 
     /// A value and the reason it was chosen (`config`, `default`, `drm`, …).
     public struct Decision<Value: Sendable & Equatable>: Sendable, Equatable {
+        /// What was chosen.
         public var value: Value
+        /// Why: where it came from (`config`, `default`, `drm`, …).
         public var reason: String
 
+        /// A value chosen for `reason`.
         public init(_ value: Value, reason: String) {
             self.value = value
             self.reason = reason
@@ -59,6 +63,7 @@ public struct DaemonStatus: Sendable, Equatable {
 
     /// One constraint in force, and the client holding it.
     public struct Constraint: Sendable, Equatable {
+        /// The constraint's id, as its client registered it.
         public var id: String
         /// The orientations it allows (resolved mask names, normal … right-up).
         public var allow: [String]
@@ -66,8 +71,10 @@ public struct DaemonStatus: Sendable, Equatable {
         public var client: Int
         /// The client's credentials (SO_PEERCRED), when the kernel gave them.
         public var uid: UInt32?
+        /// The process id, when the kernel gave it.
         public var pid: Int32?
 
+        /// A constraint in force.
         public init(id: String, allow: [String], client: Int, uid: UInt32?, pid: Int32?) {
             self.id = id
             self.allow = allow
@@ -80,10 +87,14 @@ public struct DaemonStatus: Sendable, Equatable {
     /// The rotation lock and who set it (uid kept across restarts; pid only when
     /// set since the daemon started).
     public struct Lock: Sendable, Equatable {
+        /// The orientation the rotation is locked to.
         public var orientation: Orientation
+        /// The user who set it, when known.
         public var uid: UInt32?
+        /// The process that set it, when set since the daemon started.
         public var pid: Int32?
 
+        /// A lock to `orientation`.
         public init(orientation: Orientation, uid: UInt32?, pid: Int32?) {
             self.orientation = orientation
             self.uid = uid
@@ -116,7 +127,9 @@ public struct DaemonStatus: Sendable, Equatable {
     public var zSign: Decision<Int>
     /// Clients connected, subscribed to `state`, and reading `samples`.
     public var clients: Int
+    /// Clients subscribed to `state`.
     public var subscribers: Int
+    /// Clients reading `samples`.
     public var sampleReaders: Int
     /// Processes holding the orientation over D-Bus; nil when the daemon has no D-Bus side.
     public var dbusClaimers: Int?
@@ -125,8 +138,10 @@ public struct DaemonStatus: Sendable, Equatable {
     /// Constraints in force, in client order; the first ones when there are
     /// more than fit in a line (`constraintCount` says how many there are).
     public var constraints: [Constraint]
+    /// How many constraints are in force (`constraints` may list fewer).
     public var constraintCount: Int
 
+    /// A status; `constraintCount` defaults to the number of `constraints`.
     public init(
         version: String, configFile: String? = nil, mockTrace: String? = nil, sensorState: SensorStatus,
         sensor: Sensor? = nil, dmiModalias: String? = nil, mountMatrix: Decision<MountMatrix>,

@@ -111,6 +111,7 @@ public enum SeatUsers: Sendable, Hashable {
 
 /// Why a `seat-users` value is not usable.
 public struct SeatUsersError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong with the value, for the config error.
     public var description: String
     init(_ description: String) { self.description = description }
 }
@@ -126,14 +127,14 @@ extension String {
 
 /// A token bucket: at most `rate` events a second on average, `burst` at once.
 /// Time is passed in (milliseconds on any monotonic clock).
-public struct TokenBucket: Sendable, Equatable {
-    public var rate: Double
-    public var burst: Double
+package struct TokenBucket: Sendable, Equatable {
+    package var rate: Double
+    package var burst: Double
     private var tokens: Double
     private var lastMs: Double?
 
     /// A full bucket.
-    public init(rate: Double, burst: Double) {
+    package init(rate: Double, burst: Double) {
         self.rate = max(rate, 0.001)
         self.burst = max(burst, 1)
         tokens = self.burst
@@ -145,7 +146,7 @@ public struct TokenBucket: Sendable, Equatable {
     }
 
     /// Takes a token if there is one at `nowMs`.
-    public mutating func take(atMs nowMs: Double) -> Bool {
+    package mutating func take(atMs nowMs: Double) -> Bool {
         refill(nowMs)
         guard tokens >= 1 else { return false }
         tokens -= 1
@@ -153,7 +154,7 @@ public struct TokenBucket: Sendable, Equatable {
     }
 
     /// When the next token is there (`nowMs` if one is there now).
-    public mutating func nextTokenMs(atMs nowMs: Double) -> Double {
+    package mutating func nextTokenMs(atMs nowMs: Double) -> Double {
         refill(nowMs)
         return tokens >= 1 ? nowMs : nowMs + (1 - tokens) * 1000 / rate
     }
@@ -162,16 +163,16 @@ public struct TokenBucket: Sendable, Equatable {
 /// Thins a stream of timestamped samples to at most `rateHz` a second: a sample
 /// passes when at least one period (less a tenth, for the sensor's jitter)
 /// has gone by since the last one that passed.
-public struct SampleThinning: Sendable, Equatable {
-    public var rateHz: Double
+package struct SampleThinning: Sendable, Equatable {
+    package var rateHz: Double
     private var nextMs = -Double.infinity
 
-    public init(rateHz: Double) {
+    package init(rateHz: Double) {
         self.rateHz = max(rateHz, 0.001)
     }
 
     /// Whether the sample taken at `tMs` passes.
-    public mutating func admit(tMs: Double) -> Bool {
+    package mutating func admit(tMs: Double) -> Bool {
         let period = 1000 / rateHz
         guard tMs >= nextMs - period / 10 else { return false }
         // A late sample does not buy a burst: the next one is due a period after it,

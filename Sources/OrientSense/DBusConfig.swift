@@ -10,6 +10,7 @@ public struct DBusConfig: Sendable, Equatable {
     /// Most D-Bus senders holding an accelerometer claim at once (`claimers`).
     public var claimers = 256
 
+    /// The defaults: off.
     public init() {}
 }
 

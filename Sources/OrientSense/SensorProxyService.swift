@@ -18,12 +18,19 @@ public import OrientProtocol
 /// - the light, proximity and compass methods answer as iio-sensor-proxy does
 ///   on a machine without those sensors, and their properties keep their defaults.
 public struct SensorProxyService: Sendable {
+    /// The well-known bus name.
     public static let busName = "net.hadess.SensorProxy"
+    /// The object path of the accelerometer, light and proximity interface.
     public static let path = "/net/hadess/SensorProxy"
+    /// The object path of the compass interface.
     public static let compassPath = "/net/hadess/SensorProxy/Compass"
+    /// The interface GNOME, KDE and Phosh call.
     public static let interface = "net.hadess.SensorProxy"
+    /// The compass interface (answered: no compass).
     public static let compassInterface = "net.hadess.SensorProxy.Compass"
+    /// The standard properties interface.
     public static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    /// The standard introspection interface.
     public static let introspectableInterface = "org.freedesktop.DBus.Introspectable"
     /// The polkit action iio-sensor-proxy checks claims against.
     public static let claimAction = "net.hadess.SensorProxy.claim-sensor"
@@ -31,15 +38,20 @@ public struct SensorProxyService: Sendable {
     /// One method call as received: who sent it, where, and its arguments when
     /// they are all strings (the only arguments this interface takes).
     public struct Call: Sendable, Equatable {
+        /// The unique bus name of the caller.
         public var sender: String
+        /// The object path called.
         public var path: String
+        /// The interface named in the call, if any.
         public var interface: String?
+        /// The method name.
         public var member: String
         /// The body's D-Bus signature ("" for none).
         public var signature: String
         /// The string arguments, read only when `signature` is all `s`.
         public var strings: [String]
 
+        /// A call as sd-bus delivered it.
         public init(sender: String, path: String, interface: String?, member: String, signature: String, strings: [String] = []) {
             self.sender = sender
             self.path = path
@@ -69,6 +81,7 @@ public struct SensorProxyService: Sendable {
         case xml(String)
         case error(name: String, message: String)
 
+        /// Equal when the same reply would go out.
         public static func == (a: Reply, b: Reply) -> Bool {
             switch (a, b) {
             case (.empty, .empty): return true
@@ -94,6 +107,7 @@ public struct SensorProxyService: Sendable {
         /// A PropertiesChanged signal on `path` for `interface`, sent to `destination` only.
         case signal(destination: String, changes: [Change])
 
+        /// Equal when the same action would be taken.
         public static func == (a: Action, b: Action) -> Bool {
             switch (a, b) {
             case (.reply(let t1, let r1), .reply(let t2, let r2)): return t1 == t2 && r1 == r2
@@ -107,8 +121,11 @@ public struct SensorProxyService: Sendable {
 
     /// One changed property.
     public struct Change: Sendable, Equatable {
+        /// The property name.
         public var name: String
+        /// Its new value.
         public var value: Value
+        /// A change of property `name` to `value`.
         public init(_ name: String, _ value: Value) {
             self.name = name
             self.value = value
@@ -123,8 +140,10 @@ public struct SensorProxyService: Sendable {
         public var fresh: Bool
         /// The effective orientation (constraints and the lock applied).
         public var orientation: Orientation
+        /// The tilt, published beside the orientation.
         public var tilt: Tilt
 
+        /// A reading with every field given.
         public init(hasAccelerometer: Bool, fresh: Bool, orientation: Orientation, tilt: Tilt) {
             self.hasAccelerometer = hasAccelerometer
             self.fresh = fresh
@@ -139,11 +158,13 @@ public struct SensorProxyService: Sendable {
         public var claimers = 256
         /// Most claims waiting for polkit at once.
         public var pendingAuthorisations = 64
+        /// The defaults.
         public init() {}
     }
 
     /// Whether claims ask polkit first.
     public var authorise: Bool
+    /// Bounds on claimers and pending authorisations.
     public var limits: Limits
 
     /// Senders holding an accelerometer claim.
@@ -156,7 +177,9 @@ public struct SensorProxyService: Sendable {
     public private(set) var reading: Reading
     /// The values published on the bus (frozen while nothing claims).
     public private(set) var orientation: Orientation = .undefined
+    /// The tilt published on the bus (frozen while nothing claims).
     public private(set) var tilt: Tilt = .undefined
+    /// The `HasAccelerometer` published on the bus.
     public private(set) var hasAccelerometer: Bool
 
     private enum ClaimKind: Sendable {
@@ -165,6 +188,7 @@ public struct SensorProxyService: Sendable {
         case other
     }
 
+    /// A service that asks polkit first when `authorise`, starting from `reading`.
     public init(authorise: Bool, reading: Reading, limits: Limits = Limits()) {
         self.authorise = authorise
         self.reading = reading
@@ -413,13 +437,22 @@ public struct SensorProxyService: Sendable {
 
 /// The standard D-Bus error names the interface answers with.
 public enum DBusError {
+    /// No such method on the object.
     public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
+    /// No such object path.
     public static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
+    /// No such interface on the object.
     public static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
+    /// Arguments of the wrong type or count.
     public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+    /// A write to a read-only property.
     public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
+    /// polkit refused the claim.
     public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+    /// Too many claimers or pending authorisations.
     public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
+    /// The name is not served.
     public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+    /// The name has no owner.
     public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
 }
