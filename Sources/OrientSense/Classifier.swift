@@ -74,6 +74,8 @@ public struct Classifier: Sendable {
     private var hasFilter = false
     private var lastTime: Double = 0
     private var lastRaw: Vector3 = .zero
+    private var lastRawSquared: Double = 0
+    private var lastRawMagnitude: Double = 0
     private var cachedDt: Double = -1
     private var cachedDecay: Double = 0
     private var appliedFeedback = false
@@ -82,6 +84,16 @@ public struct Classifier: Sendable {
     private var pending: Orientation?
     private var pendingSince: Double = 0
 
+    // The glance hold: the raw readings' candidate and since when every raw
+    // reading has proposed it.
+    private var runCandidate: Orientation?
+    private var runSince: Double = 0
+    /// The time of the reading before the newest (−∞ after a re-initialisation), and that reading.
+    private var previousReadingTime = -Double.infinity
+    private var previousRaw: Vector3 = .zero
+    /// The glance hold that applies now: longer while the device is tilted far back.
+    private var runHoldMs: Double = 0
+
     // Steady path: the recent raw readings.
     private var steady = SteadyWindow()
     private var steadyNow = false
@@ -89,6 +101,10 @@ public struct Classifier: Sendable {
 
     // Gates and hold-offs.
     private var overheadLatched = false
+    /// When the overhead latch last set, and whether it expired (an assumed z
+    /// sign) and stays off until the tilt comes back above the exit angle.
+    private var overheadSince: Double = 0
+    private var overheadExpired = false
     private var flatSince: Double?
     /// No commit before this: the latest end of the acceleration, flat and
     /// swing hold-offs (only their latest end matters, so one value keeps it).
@@ -106,6 +122,7 @@ public struct Classifier: Sendable {
     private var limits: ClassifierLimits
     private var slowMemo = CandidateMemo()
     private var steadyMemo = CandidateMemo()
+    private var rawMemo = CandidateMemo()
     private var restCone = RestCone()
 
     /// A classifier in the startup state.
@@ -122,6 +139,7 @@ public struct Classifier: Sendable {
         setQuietTilt()
         slowMemo.forget()
         steadyMemo.forget()
+        rawMemo.forget()
         restCone.forget()
         cachedDt = -1
     }
@@ -138,7 +156,8 @@ public struct Classifier: Sendable {
             deadline = max(pendingSince + config.settleTimeMs, holdUntil)
         }
         if let candidate = steadyCandidate, candidate != orientation {
-            let steadyAt = max(holdUntil, lastTime)
+            let held = runCandidate == candidate ? runSince + runHoldMs : lastTime
+            let steadyAt = max(holdUntil, lastTime, held)
             deadline = min(deadline ?? steadyAt, steadyAt)
         }
         if config.onChange, hasFilter {
@@ -199,8 +218,12 @@ public struct Classifier: Sendable {
             // First reading, a time reversal or a gap: start again from this reading.
             reinitialise(at: t, to: a)
         }
+        previousReadingTime = lastTime
+        previousRaw = lastRaw
         lastTime = t
         lastRaw = a
+        lastRawSquared = squared
+        lastRawMagnitude = rawMagnitude
         if abs(rawMagnitude - config.standardGravity) > config.accelToleranceRaw {
             holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
         }
@@ -241,10 +264,12 @@ public struct Classifier: Sendable {
         filter = a
         hasFilter = true
         clearTransientState()
+        lastTime = -.infinity
     }
 
     private mutating func clearTransientState() {
         pending = nil
+        runCandidate = nil
         steady.clear()
         steadyNow = false
         steadyCandidate = nil
@@ -275,18 +300,29 @@ public struct Classifier: Sendable {
                 holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
             }
             let sinTilt = tiltSine(z: f.z, length: magnitude, zSign: config.zSign)
-            if !overheadLatched, flatSince == nil, sinTilt >= quietLower, sinTilt <= quietUpper {
+            runHoldMs = limits.tiltedHold.isReached(byTiltOfSine: abs(sinTilt)) ? config.glanceHoldTiltedMs : config.glanceHoldMs
+            if !overheadLatched, !overheadExpired, flatSince == nil, sinTilt >= quietLower, sinTilt <= quietUpper {
                 // The usual reading: the tilt gates and the published tilt stay as they are.
                 tiltCandidate = .undefined
             } else {
                 updateTiltGates(t: t, sinTilt: sinTilt)
                 tiltChanged = publishTilt(sinTilt: sinTilt, at: t)
             }
-            if swing.rose(by: limits.swing, tMs: t, sinTilt: sinTilt, windowMs: config.swingWindowMs) {
+            let swingSine = config.zSignKnown ? sinTilt : abs(sinTilt)
+            if swing.rose(by: limits.swing, tMs: t, sinTilt: swingSine, windowMs: config.swingWindowMs) {
                 holdUntil = max(holdUntil, t + config.holdAfterSwingMs)
             }
         } else if newReading {
             holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
+        }
+
+        // The glance hold: since when every raw reading has proposed the same candidate.
+        if newReading {
+            let k = usable ? rawCandidate() : nil
+            if k != runCandidate || !usable {
+                runCandidate = k
+                runSince = runStart(of: k, at: t)
+            }
         }
 
         // Steady path: the raw readings of the current run agree and sit near g.
@@ -325,7 +361,7 @@ public struct Classifier: Sendable {
 
         var committed: ClassifierEvent.Path?
         if t >= holdUntil {
-            if let k = steadyCandidate {
+            if let k = steadyCandidate, runCandidate == k, t - runSince >= runHoldMs - 1e-9 {
                 commit(k)
                 filter = steady.mean()  // the filter's lag is moot once the raw vector is at rest
                 committed = .steady
@@ -347,6 +383,43 @@ public struct Classifier: Sendable {
         var angles = AngleReading(f, magnitude: magnitude, zSign: config.zSign)
         let k = candidate(&angles, requireNear: nil)
         slowMemo.remember(k, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
+        return k
+    }
+
+    /// When the raw readings began to propose `k`, the newest reading at `t`
+    /// being the first to: where the in-plane angle crossed the boundary
+    /// between the two readings when that is what changed (a turn away from the
+    /// applied orientation), else midway. Never more than one sampling period
+    /// back: a silent on-change sensor says nothing about when.
+    private func runStart(of k: Orientation?, at t: Double) -> Double {
+        let gap = min(t - previousReadingTime, 1000 / config.sampleRateHz)
+        guard gap.isFinite, gap > 0 else { return t }
+        var fraction = 0.5
+        if let k, let a = applied, let aTurns = a.quarterTurns, let kTurns = k.quarterTurns, (kTurns - aTurns) & 3 != 0 {
+            let centre = Double(aTurns) * 90
+            func distance(_ v: Vector3) -> Double {
+                var angles = AngleReading(v, magnitude: length(v), zSign: config.zSign)
+                return angularDistance(angles.theta, centre)
+            }
+            let leave = 45 + config.adjacentGapDeg / 2
+            let before = distance(previousRaw), now = distance(lastRaw)
+            if before < leave, now >= leave { fraction = (leave - before) / (now - before) }
+        }
+        return t - gap * (1 - fraction)
+    }
+
+    /// The candidate of the newest raw reading, decided afresh unless the memo
+    /// answers (kept out of line).
+    @inline(never)
+    private mutating func rawCandidate() -> Orientation? {
+        let a = lastRaw
+        if let recalled = rawMemo.recall(
+            a, squaredLength: lastRawSquared, applied: applied, overheadLatched: overheadLatched) {
+            return recalled.candidate
+        }
+        var angles = AngleReading(a, magnitude: lastRawMagnitude, zSign: config.zSign)
+        let k = candidate(&angles, requireNear: nil)
+        rawMemo.remember(k, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
         return k
     }
 
@@ -404,12 +477,25 @@ public struct Classifier: Sendable {
     @inline(__always)
     private mutating func updateTiltGates(t: Double, sinTilt: Double) {
         if limits.overheadEnter.isAtOrAbove(tiltOfSine: sinTilt) {
-            if !overheadLatched { restCone.forget() }
-            overheadLatched = true
+            if !overheadLatched, !overheadExpired {
+                restCone.forget()
+                overheadLatched = true
+                overheadSince = t
+            }
         } else if limits.overheadExit.isReached(byTiltOfSine: sinTilt) {
+            if overheadLatched { restCone.forget() }
             overheadLatched = false
+            overheadExpired = false
         }
-        if limits.flat.isReached(byTiltOfSine: sinTilt) {
+        // With an assumed z sign the "overhead" reading may be a device tilted
+        // back in the hand: the latch holds only briefly.
+        if overheadLatched, !config.zSignKnown, t - overheadSince >= config.overheadExpiryMs {
+            restCone.forget()
+            overheadLatched = false
+            overheadExpired = true
+        }
+        let flatSine = config.zSignKnown ? sinTilt : abs(sinTilt)
+        if limits.flat.isReached(byTiltOfSine: flatSine) {
             let since = flatSince ?? t
             flatSince = since
             if t - since >= config.flatTimeMs {
@@ -465,11 +551,12 @@ public struct Classifier: Sendable {
     /// method called from a mutating one gets a copy of `self` on every reading.
     private mutating func candidate(_ angles: inout AngleReading, requireNear: TurnLimit?) -> Orientation? {
         angles.resetSlack()
-        if overheadLatched || angles.tilt(atMost: limits.overheadEnter)
-            || angles.tilt(above: limits.maxTilt) || angles.tilt(below: limits.minusMaxTilt)
-        {
+        if overheadLatched || angles.tilt(above: limits.maxTilt) || angles.tilt(below: limits.minusMaxTilt) {
             return nil
         }
+        // Below the overhead angle only a known z sign rules a candidate out;
+        // an assumed one leaves it to the (expiring) latch.
+        if config.zSignKnown, angles.tilt(atMost: limits.overheadEnter) { return nil }
         var turns = angles.nearestQuarterTurns()
         var k = Orientation(quarterTurns: turns)
         if let a = applied, let aTurns = a.quarterTurns {
@@ -492,7 +579,12 @@ public struct Classifier: Sendable {
         }
         if let near = requireNear, angles.distance(toQuarterTurns: turns, above: near) { return nil }
         let range = limits.tiltRange(quarterTurns: turns)
-        guard angles.tilt(atLeast: range.min), angles.tilt(atMost: range.max) else { return nil }
+        if !(angles.tilt(atLeast: range.min) && angles.tilt(atMost: range.max)) {
+            // An assumed z sign: the tilt limits hold for the tilt of either sign.
+            guard !config.zSignKnown else { return nil }
+            let mirrored = limits.mirroredTiltRange(quarterTurns: turns)
+            guard angles.tilt(atLeast: mirrored.min), angles.tilt(atMost: mirrored.max) else { return nil }
+        }
         if k == .bottomUp, !config.allowUpsideDown { return nil }
         return k
     }

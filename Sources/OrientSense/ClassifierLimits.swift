@@ -16,12 +16,18 @@ struct ClassifierLimits: Sendable {
     let overheadEnter: TiltLimit
     let overheadExit: TiltLimit
     let flat: TiltLimit
+    /// |φ| from which the longer glance hold applies.
+    let tiltedHold: TiltLimit
     /// `maxTiltDeg` and its negative: |φ| > max is φ > max or φ < −max.
     let maxTilt: TiltLimit
     let minusMaxTilt: TiltLimit
     /// Per-orientation tilt limits, by quarter turns (normal, left-up, bottom-up, right-up).
     private let tiltMin: (TiltLimit, TiltLimit, TiltLimit, TiltLimit)
     private let tiltMax: (TiltLimit, TiltLimit, TiltLimit, TiltLimit)
+    /// The same ranges for the tilt of the other z sign: −φ in [min, max] is φ
+    /// in [−max, −min] (used while the z sign is only assumed).
+    private let mirroredMin: (TiltLimit, TiltLimit, TiltLimit, TiltLimit)
+    private let mirroredMax: (TiltLimit, TiltLimit, TiltLimit, TiltLimit)
 
     // Hysteresis and acceptance, as distances of θ from an orientation's centre.
     /// Stay with the applied orientation within 45° − gap/2 of its centre.
@@ -53,6 +59,7 @@ struct ClassifierLimits: Sendable {
         overheadEnter = TiltLimit(degrees: config.overheadEnterDeg)
         overheadExit = TiltLimit(degrees: config.overheadExitDeg)
         flat = TiltLimit(degrees: config.flatAngleDeg)
+        tiltedHold = TiltLimit(degrees: config.glanceTiltedFromDeg)
         maxTilt = TiltLimit(degrees: config.maxTiltDeg)
         minusMaxTilt = TiltLimit(degrees: -config.maxTiltDeg)
         // `problems()` demands four of each; a missing one is NaN, which no tilt passes.
@@ -62,6 +69,8 @@ struct ClassifierLimits: Sendable {
         }
         tiltMin = four(config.tiltMinDeg)
         tiltMax = four(config.tiltMaxDeg)
+        mirroredMin = four(config.tiltMaxDeg.map { -$0 })
+        mirroredMax = four(config.tiltMinDeg.map { -$0 })
         stay = TurnLimit(degrees: 45 - config.adjacentGapDeg / 2)
         leave = TurnLimit(degrees: 45 + config.adjacentGapDeg / 2)
         oppositeAccept = TurnLimit(degrees: config.oppositeAcceptDeg)
@@ -102,6 +111,16 @@ struct ClassifierLimits: Sendable {
         case 1: (tiltMin.1, tiltMax.1)
         case 2: (tiltMin.2, tiltMax.2)
         default: (tiltMin.3, tiltMax.3)
+        }
+    }
+
+    /// `tiltRange` for the tilt read with the other z sign.
+    func mirroredTiltRange(quarterTurns turns: Int) -> (min: TiltLimit, max: TiltLimit) {
+        switch turns & 3 {
+        case 0: (mirroredMin.0, mirroredMax.0)
+        case 1: (mirroredMin.1, mirroredMax.1)
+        case 2: (mirroredMin.2, mirroredMax.2)
+        default: (mirroredMin.3, mirroredMax.3)
         }
     }
 
