@@ -21,6 +21,9 @@ public final class HardwareSensor {
     /// The mount matrix in force and where it came from.
     public private(set) var mountMatrix: MountMatrix = .identity
     public private(set) var matrixSource: MountMatrixSource = .identity
+    /// The z sign for the chosen device and why (`ZSign.decide`: the config,
+    /// else the driver family).
+    public private(set) var zSign = ZSign.decide(setting: .auto, driverName: nil)
     /// The rate the sensor is polled at, Hz.
     public private(set) var rateHz: Double
 
@@ -115,6 +118,7 @@ public final class HardwareSensor {
     public func reconfigure(_ config: DaemonConfig, log: Log) {
         self.config = config
         self.log = log
+        zSign = ZSign.decide(setting: config.zSign, driverName: device?.info.name)
         rateHz = max(10, config.classifier.sampleRateHz)
         samplingPolicy = HardwareSensor.policy(config, rateHz: rateHz)
         samplingPolicy.start(atMs: MonotonicClock.nowMs())
@@ -167,6 +171,9 @@ public final class HardwareSensor {
         for warning in resolved.warnings { log.warning("\(device.info.sysname): \(warning)") }
         mountMatrix = resolved.matrix
         matrixSource = resolved.source
+        let decided = ZSign.decide(setting: config.zSign, driverName: device.info.name)
+        if decided != zSign { log.info("\(device.info.sysname): z sign \(decided)") }
+        zSign = decided
         do {
             let (calibration, warnings) = try AxisCalibration.resolve(
                 // cros-ec sensors name their shared scale plainly `scale` (as iio-sensor-proxy reads it).

@@ -53,6 +53,12 @@ public struct MockReplay: Sendable {
 
     /// `config` with what the trace header says of the sensor: `on_change`, and
     /// `rate_hz` (clamped to 10…1000 Hz) as the sample rate.
+    /// The z sign for this trace: the config's, else the trace's `z_sign` header, else +1 (assumed).
+    public func zSign(_ setting: ZSignSetting) -> ZSign {
+        ZSign.decide(
+            setting: setting, driverName: nil, traceHeader: trace.extraHeaders.first { $0.key == "z_sign" }?.value)
+    }
+
     public func classifierConfig(_ config: ClassifierConfig) -> ClassifierConfig {
         var config = config
         config.onChange = trace.onChange
