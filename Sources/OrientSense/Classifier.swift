@@ -125,6 +125,15 @@ public struct Classifier: Sendable {
     private var rawMemo = CandidateMemo()
     private var restCone = RestCone()
 
+    /// What a plot of a replay shows beside the published state: the raw
+    /// readings' candidate and since when, the filtered path's candidate, the
+    /// end of the latest hold-off, and the overhead latch.
+    public var diagnostics: ClassifierDiagnostics {
+        ClassifierDiagnostics(
+            rawCandidate: runCandidate, rawCandidateSince: runSince, filteredCandidate: pending,
+            holdUntil: holdUntil, overheadLatched: overheadLatched, glanceHoldMs: runHoldMs)
+    }
+
     /// A classifier in the startup state.
     public init(config: ClassifierConfig = ClassifierConfig()) {
         self.config = config
@@ -599,4 +608,19 @@ func angularDistance(_ a: Double, _ b: Double) -> Double {
     var d = abs(a - b)
     if d >= 360 { d = d < 720 ? d - 360 : d.truncatingRemainder(dividingBy: 360) }
     return d > 180 ? 360 - d : d
+}
+
+/// A snapshot of the classifier's inner state, for plots (`Classifier.diagnostics`).
+public struct ClassifierDiagnostics: Sendable, Equatable {
+    /// The orientation every raw reading has proposed since `rawCandidateSince`, or nil.
+    public var rawCandidate: Orientation?
+    public var rawCandidateSince: Double
+    /// The filtered (slow) path's pending candidate, or nil.
+    public var filteredCandidate: Orientation?
+    /// No commit before this time (acceleration, flat and swing hold-offs).
+    public var holdUntil: Double
+    /// The overhead latch.
+    public var overheadLatched: Bool
+    /// The glance hold that applies now, ms.
+    public var glanceHoldMs: Double
 }
