@@ -5,7 +5,7 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
-DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db
+DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db librsvg2-bin
 BIN          := .build/debug
 DEMO         ?= traces/demo.trace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -67,6 +67,7 @@ check: deps
 	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/umockdev -v
 	/usr/bin/python3 -m unittest discover -s Tests/activation -v
 	/usr/bin/python3 -m unittest discover -s Tests/systemd -v
+	/usr/bin/python3 -m unittest discover -s Tests/plot -v
 	FUZZ_SECONDS=$${CHECK_FUZZ_SECONDS:-10} SWIFT="$(SWIFT)" FuzzTesting/run.sh
 
 test: check

@@ -96,7 +96,7 @@ func renderPlot(_ points: [PlotPoint], title: String, config: ClassifierConfig, 
             svg += "<line x1='\(fmt(left))' x2='\(fmt(left + plotWidth))' y1='\(fmt(y(tick)))' y2='\(fmt(y(tick)))' stroke='#eee'/>"
             svg += "<text x='\(fmt(left - 4))' y='\(fmt(y(tick) + 4))' text-anchor='end'>\(fmt(tick))</text>\n"
         }
-        svg += "<text x='12' y='\(fmt(top + height / 2))' transform='rotate(-90 12 \(fmt(top + height / 2)))' text-anchor='middle'>\(escapeXML(name)) (\(unit))</text>\n"
+        svg += "<text x='12' y='\(fmt(top + height / 2))' transform='rotate(-90 12 \(fmt(top + height / 2)))' text-anchor='middle'>\(escapeXML(name)) \(unit.isEmpty ? "" : " (\(unit))")</text>\n"
         body(y)
         top += height + 30
     }
