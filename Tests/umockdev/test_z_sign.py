@@ -1,5 +1,7 @@
 """The z sign is decided per driver family, and the config overrides it (docs/classifier.md, "The z sign")."""
 
+from pathlib import Path
+
 from harness import DaemonTestCase
 
 HID = "hid-sensor-hub-accel_3d.umockdev"  # accel_3d: HID sensor hub, the Windows convention
@@ -20,15 +22,18 @@ class ZSignTests(DaemonTestCase):
         daemon = self.start_daemon()
         daemon.wait_for_log(r"z sign -1 \(face up reads -z\), assumed: cros-ec-accel")
 
-    def test_other_drivers_get_plus_one_and_the_config_overrides_it(self):
-        """an I2C MEMS chip gets +1, assumed; z-sign in the config is used as known"""
+    def test_other_drivers_get_plus_one(self):
+        """an I2C MEMS chip gets +1, assumed"""
         self.sysfs.add(MEMS)
         daemon = self.start_daemon()
         daemon.wait_for_log(r"z sign \+1 \(face up reads \+z\), assumed: driver mxc4005")
-        daemon.stop()
-        (self.workdir / "orientd.conf").write_text("[orientation]\nnatural = portrait\n[classifier]\nz-sign = -1\n")
+
+    def test_the_config_overrides_the_driver_family(self):
+        """z-sign in the config wins over the driver family and is used as known"""
+        self.sysfs.add(HID)
+        (Path(self.workdir) / "orientd.conf").write_text("[orientation]\nnatural = portrait\n[classifier]\nz-sign = 1\n")
         daemon = self.start_daemon()
-        daemon.wait_for_log(r"z sign -1 \(face up reads -z\), configured: config z-sign")
+        daemon.wait_for_log(r"z sign \+1 \(face up reads \+z\), configured: config z-sign")
         client = self.connect()
         client.subscribe()
         # Upright readings classify the same whatever the z sign.
