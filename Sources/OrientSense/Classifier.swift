@@ -33,9 +33,13 @@ public struct ClassifierEvent: Sendable, Equatable {
 ///
 /// It is Android's `WindowOrientationListener` design (low-pass filter, tilt and
 /// magnitude gates, angular hysteresis, settle time, flat/swing/acceleration
-/// hold-offs) with two additions: raw-sample sanity and jolt gates, and a
-/// steady path that commits as soon as the raw vector has come to rest at a new
-/// orientation instead of waiting out the filter's lag. It has no clock: the
+/// hold-offs) with three additions: raw-sample sanity and jolt gates; a
+/// steady path that commits once the raw vector has come to rest at a new
+/// orientation instead of waiting out the filter's lag; and a glance hold: the
+/// raw readings must have proposed the new orientation for `glanceHoldMs`, so
+/// a turn that comes straight back (a glance, a wobble) publishes nothing. With
+/// the z sign only assumed (`zSignKnown`), nothing that depends on it holds the
+/// orientation (docs/classifier.md, "The z sign"). It has no clock: the
 /// caller passes time in, arms a timer for `nextDeadline`, and calls `tick`.
 ///
 /// ```swift

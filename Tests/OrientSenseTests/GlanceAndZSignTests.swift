@@ -42,6 +42,19 @@ struct GlanceAndZSignTests {
         }
     }
 
+    @Test("a flick to 80°, held there 250 ms and straight back, publishes nothing")
+    func flickDoesNotRotate() {
+        for seed in Self.seeds {
+            var s = Scenario(start: Pose(theta: 0, phi: Scenarios.handTilt), seed: seed)
+            s.hold(1500)
+            s.move(to: Pose(theta: 80, phi: Scenarios.handTilt), over: 150)
+            s.hold(250)
+            s.move(to: Pose(theta: 0, phi: Scenarios.handTilt), over: 150)
+            s.hold(2000)
+            #expect(drive(s).orientations == [.normal], "seed \(seed)")
+        }
+    }
+
     @Test("a turn that stays beyond the boundary commits once the glance hold has passed")
     func longerGlanceRotates() {
         for seed in Self.seeds {
