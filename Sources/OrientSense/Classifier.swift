@@ -92,6 +92,11 @@ public struct Classifier: Sendable {
     // reading has proposed it.
     private var runCandidate: Orientation?
     private var runSince: Double = 0
+    /// The latest orientation a raw reading proposed (readings with no
+    /// candidate do not count) and since when: the slow path, for noisy motion
+    /// whose raw readings come and go, needs no other proposal for the glance hold.
+    private var proposal: Orientation?
+    private var proposalSince: Double = 0
     /// The time of the reading before the newest (−∞ after a re-initialisation), and that reading.
     private var previousReadingTime = -Double.infinity
     private var previousRaw: Vector3 = .zero
@@ -165,8 +170,8 @@ public struct Classifier: Sendable {
         // On a periodic sensor the filtered path commits on readings only (a tick
         // must not stand in for readings that will come); on an on-change sensor a
         // tick re-feeds the held reading, so its deadline counts.
-        if config.onChange, let candidate = pending, candidate != orientation {
-            deadline = max(pendingSince + config.settleTimeMs, holdUntil)
+        if config.onChange, let candidate = pending, candidate != orientation, proposal == candidate {
+            deadline = max(pendingSince + config.settleTimeMs, holdUntil, proposalSince + runHoldMs)
         }
         if let candidate = steadyCandidate, candidate != orientation {
             let held = runCandidate == candidate ? runSince + runHoldMs : lastTime
@@ -283,6 +288,7 @@ public struct Classifier: Sendable {
     private mutating func clearTransientState() {
         pending = nil
         runCandidate = nil
+        proposal = nil
         steady.clear()
         steadyNow = false
         steadyCandidate = nil
@@ -335,6 +341,10 @@ public struct Classifier: Sendable {
             if k != runCandidate || !usable {
                 runCandidate = k
                 runSince = runStart(of: k, at: t)
+                if let k, k != proposal {
+                    proposal = k
+                    proposalSince = runSince
+                }
             }
         }
 
@@ -378,7 +388,8 @@ public struct Classifier: Sendable {
                 commit(k)
                 filter = steady.mean()  // the filter's lag is moot once the raw vector is at rest
                 committed = .steady
-            } else if let k = pending, newReading, t - pendingSince >= config.settleTimeMs - 1e-9 {
+            } else if let k = pending, newReading, t - pendingSince >= config.settleTimeMs - 1e-9,
+                proposal == k, t - proposalSince >= runHoldMs - 1e-9 {
                 commit(k)
                 committed = .settled
             }

@@ -21,7 +21,7 @@ public struct ClassifierConfig: Sendable, Equatable {
     /// it commits, ms: a turn that comes back sooner (a glance, a wobble past the
     /// boundary) publishes nothing. The floor on latency: a brisk 300 ms turn
     /// crosses the boundary about 100 ms before it ends.
-    public var glanceHoldMs: Double = 320
+    public var glanceHoldMs: Double = 340
     /// The glance hold while the device is tilted back (or forward) by at least
     /// `glanceTiltedFromDeg`, ms: a device read in the hand wobbles further
     /// in-plane the flatter it lies.

@@ -106,22 +106,22 @@ struct ClassifierLimits: Sendable {
     /// The lowest and highest tilt at which the orientation `turns` quarter turns
     /// from normal may be entered.
     func tiltRange(quarterTurns turns: Int) -> (min: TiltLimit, max: TiltLimit) {
+        (Self.limit(tiltMin, turns), Self.limit(tiltMax, turns))
+    }
+
+    /// The limit for the orientation `turns` quarter turns from normal.
+    private static func limit(_ limits: (TiltLimit, TiltLimit, TiltLimit, TiltLimit), _ turns: Int) -> TiltLimit {
         switch turns & 3 {
-        case 0: (tiltMin.0, tiltMax.0)
-        case 1: (tiltMin.1, tiltMax.1)
-        case 2: (tiltMin.2, tiltMax.2)
-        default: (tiltMin.3, tiltMax.3)
+        case 0: limits.0
+        case 1: limits.1
+        case 2: limits.2
+        default: limits.3
         }
     }
 
     /// `tiltRange` for the tilt read with the other z sign.
     func mirroredTiltRange(quarterTurns turns: Int) -> (min: TiltLimit, max: TiltLimit) {
-        switch turns & 3 {
-        case 0: (mirroredMin.0, mirroredMax.0)
-        case 1: (mirroredMin.1, mirroredMax.1)
-        case 2: (mirroredMin.2, mirroredMax.2)
-        default: (mirroredMin.3, mirroredMax.3)
-        }
+        (Self.limit(mirroredMin, turns), Self.limit(mirroredMax, turns))
     }
 
     /// Where the orientation `turns` quarter turns from normal is the steady
