@@ -5,7 +5,7 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
-DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db librsvg2-bin
+DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db binutils librsvg2-bin
 BIN          := .build/debug
 DEMO         ?= traces/demo.trace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -56,13 +56,16 @@ run: build
 	echo "orientd is replaying $(DEMO) on $$sock; orientctl watch (Ctrl-C stops both):"; \
 	$(BIN)/orientctl --socket $$sock watch
 
-# Unit and integration tests (Swift); the real daemon against fake IIO
+# Unit and integration tests (Swift); what an app taking OrientClient gets
+# (only OrientClient and OrientProtocol, no unsafe flags, no classifier or
+# config parser symbols in orientctl); the real daemon against fake IIO
 # accelerometers under umockdev (Python's Testbed API needs Debian's python3-gi,
 # hence /usr/bin/python3); under systemd's conventions (socket activation,
 # notify, journald); the units, install layout and man pages; and a short
 # fuzz pass (CHECK_FUZZ_SECONDS per libFuzzer target, default 10).
 check: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	/usr/bin/python3 scripts/check-client-closure.py $(BIN)/orientctl
 	$(SWIFT) test --skip-build
 	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/umockdev -v
 	/usr/bin/python3 -m unittest discover -s Tests/activation -v

@@ -14,6 +14,7 @@ var package = Package(
         .executable(name: "orientd", targets: ["orientd"]),
         .executable(name: "orientctl", targets: ["orientctl"]),
         .library(name: "OrientClient", targets: ["OrientClient"]),
+        .library(name: "OrientProtocol", targets: ["OrientProtocol"]),
         .library(name: "OrientSense", targets: ["OrientSense"]),
     ],
     targets: [
@@ -30,15 +31,18 @@ var package = Package(
         ),
         // epoll, timerfd, signalfd and SO_PEERCRED, which Glibc's module lacks.
         .systemLibrary(name: "CLinux"),
+        // What daemon and apps share: orientation names and masks, the state,
+        // request and reply messages, JSON, the trace format. No C, no I/O.
+        .target(name: "OrientProtocol"),
         // The pure core: no C, no I/O, no clocks.
-        .target(name: "OrientSense"),
+        .target(name: "OrientSense", dependencies: ["OrientProtocol"]),
         // Synthetic trajectories (seeded noise, linear acceleration, tilt) for tests and traces/.
-        .target(name: "OrientSynth", dependencies: ["OrientSense"]),
+        .target(name: "OrientSynth", dependencies: ["OrientSense", "OrientProtocol"]),
         // The daemon's I/O: mock replay, (later) sensors, event loop, socket server.
-        .target(name: "OrientDaemon", dependencies: ["OrientSense", "CIIO", "CLinux", "CSystemd"]),
+        .target(name: "OrientDaemon", dependencies: ["OrientSense", "OrientProtocol", "CIIO", "CLinux", "CSystemd"]),
         .executableTarget(
             name: "orientd",
-            dependencies: ["OrientDaemon", "OrientSense"],
+            dependencies: ["OrientDaemon", "OrientSense", "OrientProtocol"],
             exclude: ["orientd.order"],
             // Release links with lld: DT_RELR packs the ~25,000 relative
             // relocations (592 KB of .rela.dyn, read at every start) into a
@@ -57,15 +61,18 @@ var package = Package(
                     .when(platforms: [.linux], configuration: .release))
             ]
         ),
-        .executableTarget(name: "tracegen", dependencies: ["OrientSynth", "OrientSense"]),
-        // The client library for apps: the socket protocol only, never libiio or libudev.
-        .target(name: "OrientClient", dependencies: ["OrientSense"]),
-        .executableTarget(name: "orientctl", dependencies: ["OrientClient", "OrientSense"]),
-        .testTarget(name: "OrientClientTests", dependencies: ["OrientClient", "OrientSense"]),
-        .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientSynth"]),
+        .executableTarget(name: "tracegen", dependencies: ["OrientSynth", "OrientSense", "OrientProtocol"]),
+        // The client library for apps: the socket protocol only, never the
+        // classifier, the config parser, libiio or libudev. Nothing it reaches
+        // may carry unsafe flags (scripts/check-client-closure.py).
+        .target(name: "OrientClient", dependencies: ["OrientProtocol"]),
+        .executableTarget(name: "orientctl", dependencies: ["OrientClient", "OrientProtocol"]),
+        .testTarget(name: "OrientClientTests", dependencies: ["OrientClient", "OrientProtocol"]),
+        .testTarget(name: "OrientProtocolTests", dependencies: ["OrientProtocol"]),
+        .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientProtocol", "OrientSynth"]),
         .testTarget(
             name: "OrientdIntegrationTests",
-            dependencies: ["OrientSense", "OrientClient", "CLinux"]
+            dependencies: ["OrientSense", "OrientProtocol", "OrientClient", "CLinux"]
         ),
     ]
 )

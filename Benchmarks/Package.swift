@@ -12,7 +12,9 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "orientd-bench",
-            dependencies: [.product(name: "OrientSense", package: "orientd")]
+            dependencies: [
+                .product(name: "OrientSense", package: "orientd"), .product(name: "OrientProtocol", package: "orientd"),
+            ]
         ),
         .target(name: "CBench"),
         .executableTarget(name: "orientd-fanout", dependencies: ["CBench"]),

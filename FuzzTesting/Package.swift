@@ -11,9 +11,12 @@ import PackageDescription
 // target's main.swift is linked as is, as in apple/swift-protobuf's FuzzTesting.
 
 /// One fuzz target: main.swift defines LLVMFuzzerTestOneInput (`@_cdecl`);
-/// libFuzzer provides `main` (hence `-parse-as-library`).
-func fuzzTarget(_ name: String) -> Target {
-    .executableTarget(name: name, dependencies: ["FuzzSupport", .product(name: "OrientSense", package: "orientd")])
+/// libFuzzer provides `main` (hence `-parse-as-library`). `products` are the
+/// orientd libraries holding the code it fuzzes.
+func fuzzTarget(_ name: String, _ products: [String]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: ["FuzzSupport"] + products.map { .product(name: $0, package: "orientd") })
 }
 
 let package = Package(
@@ -29,10 +32,10 @@ let package = Package(
     targets: [
         // Invariant checks shared by every target.
         .target(name: "FuzzSupport"),
-        fuzzTarget("FuzzRequest"),
-        fuzzTarget("FuzzTrace"),
-        fuzzTarget("FuzzConfig"),
-        fuzzTarget("FuzzMountMatrix"),
-        fuzzTarget("FuzzScan"),
+        fuzzTarget("FuzzRequest", ["OrientProtocol"]),
+        fuzzTarget("FuzzTrace", ["OrientProtocol"]),
+        fuzzTarget("FuzzConfig", ["OrientSense", "OrientProtocol"]),
+        fuzzTarget("FuzzMountMatrix", ["OrientProtocol"]),
+        fuzzTarget("FuzzScan", ["OrientSense"]),
     ]
 )

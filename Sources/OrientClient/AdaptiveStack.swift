@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// Orientation-adaptive stack layout (the "OStack"/"RotatableStack" idea):
 /// vertical in portrait, horizontal in landscape, with one call.

@@ -1,4 +1,4 @@
-import OrientSense
+import OrientProtocol
 
 extension ClientEngine {
     /// Carries out one command from the public API.

@@ -1,4 +1,4 @@
-import OrientSense
+import OrientProtocol
 
 extension ClientEngine {
     /// One line from the daemon: the greeting, a reply matched by `seq`, a

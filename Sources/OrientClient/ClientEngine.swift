@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import OrientSense
+import OrientProtocol
 
 /// The client's event loop: owns the socket, the pending requests, the
 /// subscribers and the live constraints, and runs on its own thread (`IOThread`).

@@ -4,7 +4,7 @@ import Synchronization
 /// orientations the app accepts, held until released.
 ///
 /// ```swift
-/// let handle = try await client.constrain(id: "camera", allow: ["portrait"])
+/// let handle = try await client.constrain(id: "camera", allow: [.portrait])
 /// // … the camera view is on screen …
 /// try await handle.release()
 /// ```

@@ -1,4 +1,4 @@
-import OrientSense
+import OrientProtocol
 
 /// Completes a request with the daemon's reply (a `state`, `ok` or `error`
 /// message already turned into a failure) or the reason it failed.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientSense
+public import OrientProtocol
 import Synchronization
 
 /// A connection to `orientd`, the screen-orientation daemon, for apps, shells
@@ -9,14 +9,14 @@ import Synchronization
 ///
 /// ```swift
 /// import OrientClient
-/// import OrientSense
+/// import OrientProtocol
 ///
 /// let client = OrientClient()                      // $ORIENTD_SOCKET or /run/orientd/orientd.sock
 /// let now = try await client.get()                 // one state
 /// print(now.summary)
 ///
 /// // Landscape only while the video plays.
-/// let landscape = try await client.constrain(id: "player", allow: ["landscape"])
+/// let landscape = try await client.constrain(id: "player", allow: [.landscape])
 /// // … later, when the player closes (or just drop the handle):
 /// try await landscape.release()
 ///
@@ -94,10 +94,10 @@ public final class OrientClient: Sendable {
     }
 
     /// Registers (or, for an id this client already uses, updates) the constraint
-    /// `id`, allowing the orientations named in `allow` (`normal`, `left-up`,
-    /// `bottom-up`, `right-up`, `portrait`, `landscape`, `all`,
-    /// `all-but-upside-down`; `portrait` and `landscape` resolve against the
-    /// panel's natural geometry in the daemon).
+    /// `id`, allowing the orientations named in `allow` (the ``MaskName``s:
+    /// `normal`, `left-up`, `bottom-up`, `right-up`, `portrait`, `landscape`,
+    /// `all`, `all-but-upside-down`; `portrait`, `landscape` and
+    /// `all-but-upside-down` resolve against the panel in the daemon).
     ///
     /// The constraint lives until the handle's `release()`, the handle's deinit,
     /// or a newer `constrain` with the same id (which takes over: the older
@@ -114,7 +114,20 @@ public final class OrientClient: Sendable {
         }
     }
 
-    /// Registers the constraint `id` allowing exactly the orientations in `allow`.
+    /// Registers the constraint `id` allowing the masks named in `allow`, as
+    /// SwiftUI's `.supportedInterfaceOrientations(_:)` takes them: the daemon
+    /// resolves `portrait` (the one upright portrait orientation), `landscape`
+    /// and `all-but-upside-down` against the panel.
+    ///
+    /// ```swift
+    /// let handle = try await client.constrain(id: "reader", allow: [.portrait])
+    /// ```
+    public func constrain(id: String, allow: [MaskName]) async throws(OrientClientError) -> ConstraintHandle {
+        try await constrain(id: id, allow: allow.map(\.rawValue))
+    }
+
+    /// Registers the constraint `id` allowing exactly the orientations in `allow`
+    /// (already resolved: for example a state's `allowed`).
     public func constrain(id: String, allow: OrientationMask) async throws(OrientClientError) -> ConstraintHandle {
         try await constrain(id: id, allow: allow.names)
     }

@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// Why an `OrientClient` call failed.
 ///

@@ -1,4 +1,4 @@
-import OrientSense
+import OrientProtocol
 
 extension Request {
     /// The request as one protocol line (SPEC §7), without the newline, carrying

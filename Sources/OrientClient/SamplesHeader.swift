@@ -1,4 +1,4 @@
-import OrientSense
+import OrientProtocol
 
 extension Trace {
     /// The trace metadata a `samples` reply carries (SPEC §7, §8): `mount_matrix`

@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// A width and a height, in whatever unit the UI toolkit lays out in.
 ///

@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 /// Where items sit across an adaptive stack's axis; the same value works for
 /// either axis.

@@ -1,4 +1,4 @@
-public import OrientSense
+public import OrientProtocol
 
 extension StateMessage {
     /// One line for people and logs:

@@ -2,25 +2,26 @@
 import Glibc
 #endif
 import CLinux
-public import OrientSense
+import OrientSense
+package import OrientProtocol
 
 /// One connected client: its socket, buffers, subscriptions and constraints.
 ///
 /// Owned by `SocketServer`; touched only on the event loop's thread.
-public final class ClientConnection {
+package final class ClientConnection {
     /// A serial number for logs (never reused while the daemon runs).
-    public let serial: Int
+    package let serial: Int
     let fd: Int32
     /// The peer's credentials (SO_PEERCRED), nil if the kernel did not say.
-    public let uid: UInt32?
-    public let pid: Int32?
+    package let uid: UInt32?
+    package let pid: Int32?
 
     /// Receives a `state` on every change (set through `SocketServer.subscribe`).
-    public var subscribed: Bool { subscriberIndex >= 0 }
+    package var subscribed: Bool { subscriberIndex >= 0 }
     /// Receives a `sample` for every sensor sample.
-    public var wantsSamples = false
+    package var wantsSamples = false
     /// Constraint id → the mask it allows, in registration order.
-    public private(set) var constraints: [(id: String, mask: OrientationMask)] = []
+    package private(set) var constraints: [(id: String, mask: OrientationMask)] = []
 
     var readBuffer: [UInt8] = []
     var writeBuffer: [UInt8] = []
@@ -57,7 +58,7 @@ public final class ClientConnection {
     var queuedBytes: Int { writeBuffer.count - writeOffset }
 
     /// A short name for logs: `client 7 (uid 1000, pid 4242)`.
-    public var name: String {
+    package var name: String {
         "client \(serial) (uid \(uid.map { String($0) } ?? "?"), pid \(pid.map { String($0) } ?? "?"))"
     }
 

@@ -1,15 +1,15 @@
-public import OrientSense
+package import OrientSense
 
 /// Loads the configuration file: the only place the config touches the file system.
-public enum ConfigFile {
+package enum ConfigFile {
     /// Why a config file could not be used.
-    public enum Failure: Error, Sendable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, CustomStringConvertible {
         /// Missing or unreadable (sysexits 66).
         case unreadable(path: String, reason: String)
         /// Malformed (sysexits 78), with `file:line: message`.
         case invalid(ConfigError)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unreadable(let path, let reason): return "\(path): cannot read configuration: \(reason)"
             case .invalid(let error): return error.description
@@ -17,7 +17,7 @@ public enum ConfigFile {
         }
 
         /// The sysexits code to exit with.
-        public var exitCode: Int32 {
+        package var exitCode: Int32 {
             switch self {
             case .unreadable: return 66
             case .invalid: return 78
@@ -26,10 +26,10 @@ public enum ConfigFile {
     }
 
     /// Largest config file accepted, bytes.
-    public static let maximumSize = 1 << 20
+    package static let maximumSize = 1 << 20
 
     /// Reads and parses `path`.
-    public static func load(_ path: String) throws(Failure) -> (config: DaemonConfig, warnings: [String]) {
+    package static func load(_ path: String) throws(Failure) -> (config: DaemonConfig, warnings: [String]) {
         let bytes: [UInt8]
         do {
             bytes = try readFile(path, limit: maximumSize)
@@ -46,7 +46,7 @@ public enum ConfigFile {
 
 extension LogLevel {
     /// The daemon's log level for a config `log-level` value.
-    public init(config level: DaemonConfig.LogLevel) {
+    package init(config level: DaemonConfig.LogLevel) {
         self = LogLevel(name: level.rawValue) ?? .notice
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import OrientSense
+import OrientProtocol
 
 /// The protocol's requests (SPEC §7): each line a client sends, answered on the
 /// daemon's loop.
@@ -47,7 +48,7 @@ extension Daemon {
         case .constrain(let id, let allow):
             let mask: OrientationMask
             do {
-                mask = try OrientationMask(names: allow, natural: natural)
+                mask = try config.mask(names: allow, natural: natural)
             } catch {
                 fail(.badArgument, error.description)
                 return

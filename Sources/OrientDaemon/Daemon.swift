@@ -1,30 +1,31 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientSense
+package import OrientSense
+package import OrientProtocol
 
 /// Everything the command line decides for a daemon run.
-public struct DaemonOptions: Sendable {
+package struct DaemonOptions: Sendable {
     /// Where to listen; nil serves no socket (a batch replay).
-    public var socketPath: String?
+    package var socketPath: String?
     /// When the socket cannot be set up, warn and go on without it (mock replays
     /// on the default path) instead of exiting.
-    public var socketOptional = false
-    public var stateDirectory: String
-    public var mockTrace: Trace?
-    public var mockTracePath: String?
-    public var speed: MockReplay.Speed = .factor(1)
-    public var loop = false
-    public var exitAtEnd = false
-    public var print = false
+    package var socketOptional = false
+    package var stateDirectory: String
+    package var mockTrace: Trace?
+    package var mockTracePath: String?
+    package var speed: MockReplay.Speed = .factor(1)
+    package var loop = false
+    package var exitAtEnd = false
+    package var print = false
     /// The config file to reload on SIGHUP.
-    public var configPath: String?
+    package var configPath: String?
     /// The file is the default path, which may be absent (then the defaults apply).
-    public var configOptional = false
+    package var configOptional = false
     /// `--log-level` given on the command line (wins over the config).
-    public var logLevelOverride: LogLevel?
+    package var logLevelOverride: LogLevel?
 
-    public init(socketPath: String?, stateDirectory: String) {
+    package init(socketPath: String?, stateDirectory: String) {
         self.socketPath = socketPath
         self.stateDirectory = stateDirectory
     }
@@ -33,7 +34,7 @@ public struct DaemonOptions: Sendable {
 /// The daemon: one event loop owning the engine, the socket server, the clients'
 /// constraints, the rotation lock and the sensor source (a trace replay, or the
 /// hardware accelerometer).
-public final class Daemon {
+package final class Daemon {
     private let options: DaemonOptions
     private(set) var config: DaemonConfig
     private(set) var log: Log
@@ -59,13 +60,13 @@ public final class Daemon {
     var pendingGetTimer: EventLoop.TimerID?
 
     /// The z sign the classifier uses and why (a status line: "z sign and why").
-    public var zSign: ZSign {
+    package var zSign: ZSign {
         if let replay { return replay.zSign(config.zSign) }
         return ZSign.decide(setting: config.zSign, driverName: sensor?.device?.info.name)
     }
 
     /// Sets up everything but the socket; `run()` opens it.
-    public init(options: DaemonOptions, config: DaemonConfig, log: Log) throws(SystemError) {
+    package init(options: DaemonOptions, config: DaemonConfig, log: Log) throws(SystemError) {
         self.options = options
         self.config = config
         self.log = log
@@ -93,7 +94,7 @@ public final class Daemon {
 
     /// Listens, serves and replays until SIGTERM/SIGINT (or the end of the trace
     /// with `exitAtEnd`); returns the process exit code.
-    public func run() -> Int32 {
+    package func run() -> Int32 {
         // Signals go to the signalfd before the socket exists: a SIGTERM right
         // after bind(2) would otherwise kill the daemon and leave the socket
         // file behind.
@@ -396,4 +397,4 @@ public final class Daemon {
 }
 
 /// The daemon's version, as reported in `hello` and `--version`.
-public let orientdVersion = "0.2.0"
+package let orientdVersion = "0.2.0"

@@ -9,19 +9,19 @@ import CLinux
 ///
 /// Nothing runs unless an fd is ready or a timer is due: with no timers armed
 /// and no traffic, the process sleeps in `epoll_wait` and makes no wakeups.
-public final class EventLoop {
+package final class EventLoop {
     /// Readiness bits passed to fd handlers (EPOLLIN, EPOLLOUT, EPOLLHUP, EPOLLERR).
-    public struct Events: OptionSet, Sendable {
-        public let rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
-        public static let readable = Events(rawValue: EPOLLIN.rawValue)
-        public static let writable = Events(rawValue: EPOLLOUT.rawValue)
-        public static let hangup = Events(rawValue: EPOLLHUP.rawValue | EPOLLRDHUP.rawValue)
-        public static let error = Events(rawValue: EPOLLERR.rawValue)
+    package struct Events: OptionSet, Sendable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
+        package static let readable = Events(rawValue: EPOLLIN.rawValue)
+        package static let writable = Events(rawValue: EPOLLOUT.rawValue)
+        package static let hangup = Events(rawValue: EPOLLHUP.rawValue | EPOLLRDHUP.rawValue)
+        package static let error = Events(rawValue: EPOLLERR.rawValue)
     }
 
     /// Identifies a scheduled timer, to cancel it.
-    public struct TimerID: Hashable, Sendable {
+    package struct TimerID: Hashable, Sendable {
         fileprivate let value: UInt64
     }
 
@@ -53,10 +53,10 @@ public final class EventLoop {
     private var running = true
 
     /// Wakeups counted since start (epoll_wait returns), for tests and benchmarks.
-    public private(set) var wakeups = 0
+    package private(set) var wakeups = 0
 
     /// Creates the epoll instance and the timerfd. Fails only if the kernel refuses.
-    public init() throws(SystemError) {
+    package init() throws(SystemError) {
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollFD >= 0 else { throw SystemError("epoll_create1") }
         timerFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
@@ -80,7 +80,7 @@ public final class EventLoop {
 
     /// Watches `fd` for `events`; `handler` gets the ready bits. Replaces any
     /// earlier watch of the same fd.
-    public func watch(_ fd: Int32, for events: Events, handler: @escaping (Events) -> Void) {
+    package func watch(_ fd: Int32, for events: Events, handler: @escaping (Events) -> Void) {
         let generation = nextGeneration
         nextGeneration &+= 1
         if nextGeneration == 0 { nextGeneration = 1 }
@@ -93,7 +93,7 @@ public final class EventLoop {
     }
 
     /// Changes the events watched on `fd` (keeps its handler).
-    public func change(_ fd: Int32, to events: Events) {
+    package func change(_ fd: Int32, to events: Events) {
         guard let watch = watches[fd] else { return }
         var event = epoll_event()
         event.events = events.rawValue
@@ -102,7 +102,7 @@ public final class EventLoop {
     }
 
     /// Stops watching `fd` (call before closing it).
-    public func unwatch(_ fd: Int32) {
+    package func unwatch(_ fd: Int32) {
         guard watches.removeValue(forKey: fd) != nil else { return }
         epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
     }
@@ -111,7 +111,7 @@ public final class EventLoop {
 
     /// Runs `action` once at `deadlineMs` on CLOCK_MONOTONIC (at once if it has passed).
     @discardableResult
-    public func schedule(atMs deadlineMs: Double, _ action: @escaping () -> Void) -> TimerID {
+    package func schedule(atMs deadlineMs: Double, _ action: @escaping () -> Void) -> TimerID {
         let id = nextTimerID
         nextTimerID += 1
         timers.append(Timer(id: id, deadlineMs: deadlineMs, action: action))
@@ -119,19 +119,19 @@ public final class EventLoop {
     }
 
     /// Cancels a timer that has not fired yet (no effect otherwise).
-    public func cancel(_ timer: TimerID?) {
+    package func cancel(_ timer: TimerID?) {
         guard let timer, let index = timers.firstIndex(where: { $0.id == timer.value }) else { return }
         timers.swapAt(index, timers.count - 1)
         timers.removeLast()
     }
 
     /// The number of timers scheduled and not yet fired.
-    public var pendingTimers: Int { timers.count }
+    package var pendingTimers: Int { timers.count }
 
     // MARK: Signals
 
     /// Blocks `signals` and delivers them to `handler` through a signalfd.
-    public func handleSignals(_ signals: [Int32], handler: @escaping (Int32) -> Void) throws(SystemError) {
+    package func handleSignals(_ signals: [Int32], handler: @escaping (Int32) -> Void) throws(SystemError) {
         var mask = sigset_t()
         sigemptyset(&mask)
         for signal in signals { sigaddset(&mask, signal) }
@@ -153,7 +153,7 @@ public final class EventLoop {
     // MARK: Running
 
     /// Dispatches events until `stop()`.
-    public func run() {
+    package func run() {
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while running {
             runDueTimers()
@@ -184,7 +184,7 @@ public final class EventLoop {
     }
 
     /// Makes `run()` return after the current callback.
-    public func stop() {
+    package func stop() {
         running = false
     }
 
@@ -235,18 +235,18 @@ public final class EventLoop {
 }
 
 /// A failed system call, with errno's text.
-public struct SystemError: Error, Sendable, CustomStringConvertible {
-    public var call: String
-    public var code: Int32
+package struct SystemError: Error, Sendable, CustomStringConvertible {
+    package var call: String
+    package var code: Int32
     /// A failure of `call` with the current errno.
-    public init(_ call: String) {
+    package init(_ call: String) {
         self.call = call
         self.code = errno
     }
 
-    public init(_ call: String, code: Int32) {
+    package init(_ call: String, code: Int32) {
         self.call = call
         self.code = code
     }
-    public var description: String { "\(call): \(String(cString: strerror(code)))" }
+    package var description: String { "\(call): \(String(cString: strerror(code)))" }
 }

@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientSense
+package import OrientSense
+package import OrientProtocol
 
 /// The accelerometer as the daemon sees it: found and followed with libudev,
 /// read through a libiio buffer (buffered capture) or by polling the raw sysfs
@@ -13,27 +14,27 @@ public import OrientSense
 /// rests (`SamplingPolicy`). Faults never stop the daemon: a vanished device makes the
 /// sensor absent until udev announces one again, transient read errors are
 /// logged once and retried, and garbage values are dropped.
-public final class HardwareSensor {
+package final class HardwareSensor {
     /// Where the chosen sensor is.
-    public private(set) var status: SensorStatus = .absent
+    package private(set) var status: SensorStatus = .absent
     /// The chosen device, if any.
-    public private(set) var device: UdevIIODevice?
+    package private(set) var device: UdevIIODevice?
     /// The mount matrix in force and where it came from.
-    public private(set) var mountMatrix: MountMatrix = .identity
-    public private(set) var matrixSource: MountMatrixSource = .identity
+    package private(set) var mountMatrix: MountMatrix = .identity
+    package private(set) var matrixSource: MountMatrixSource = .identity
     /// The z sign for the chosen device and why (`ZSign.decide`: the config,
     /// else the driver family).
-    public private(set) var zSign = ZSign.decide(setting: .auto, driverName: nil)
+    package private(set) var zSign = ZSign.decide(setting: .auto, driverName: nil)
     /// The rate the sensor is polled at, Hz.
-    public private(set) var rateHz: Double
+    package private(set) var rateHz: Double
 
     /// Called with each reading (m/s², sensor frame, CLOCK_MONOTONIC ms).
     /// Returns the classifier's filtered vector (panel frame) and whether it has
     /// a deadline pending: while the filter has not caught up with the reading
     /// or a deadline is pending, the polled path keeps its full rate.
-    public var onSample: (Sample) -> (filtered: Vector3?, deadlinePending: Bool) = { _ in (nil, false) }
+    package var onSample: (Sample) -> (filtered: Vector3?, deadlinePending: Bool) = { _ in (nil, false) }
     /// Called when the status, device or mount matrix changed.
-    public var onChange: () -> Void = {}
+    package var onChange: () -> Void = {}
 
     private let loop: EventLoop
     private var log: Log
@@ -45,7 +46,7 @@ public final class HardwareSensor {
     /// The raw attribute files' replacement watch while polling (see `IIOAccelerometer.watchReplacements`).
     private var replacementFD: Int32?
     /// The polled path's rate: full while moving, slow while still.
-    public private(set) var samplingPolicy: SamplingPolicy
+    package private(set) var samplingPolicy: SamplingPolicy
     /// The buffer's poll fd while buffered capture runs.
     private var bufferFD: Int32?
     /// Fires when the buffer has delivered nothing in time: fall back to polling.
@@ -53,21 +54,21 @@ public final class HardwareSensor {
     private var bufferDelivered = false
     private var lastBufferedTime = 0.0
     /// How the sensor is read now.
-    public private(set) var capture: Capture = .none
+    package private(set) var capture: Capture = .none
 
     /// How readings are taken.
-    public enum Capture: String, Sendable {
+    package enum Capture: String, Sendable {
         case none, buffered, polled
     }
 
     /// The sensor reports only on change (a HID sensor hub's buffer, which has
     /// `in_accel_hysteresis`): silence is not a gap.
-    public var isOnChange: Bool {
+    package var isOnChange: Bool {
         capture == .buffered && device?.attributes["in_accel_hysteresis"] != nil
     }
 
     /// How long the buffer may stay silent after it starts before polling takes over, ms.
-    public static let bufferGraceMs = 500.0
+    package static let bufferGraceMs = 500.0
     private var failures = 0
     private var loggedFailure = false
     private var loggedGarbage = false
@@ -75,7 +76,7 @@ public final class HardwareSensor {
     /// Poll at the sensor's rate even while the device rests (someone records the
     /// readings). Turned on while polling slowly, the next reading is taken now,
     /// not at the end of the still interval.
-    public var fullRate = false {
+    package var fullRate = false {
         didSet {
             guard fullRate, !oldValue, capture == .polled, pollTimer != nil else { return }
             loop.cancel(pollTimer)
@@ -85,11 +86,11 @@ public final class HardwareSensor {
     }
 
     /// Whether anyone needs readings now (a subscriber, a `get`, a recorder).
-    public var wanted = false {
+    package var wanted = false {
         didSet { if wanted != oldValue { updateSampling() } }
     }
 
-    public init(loop: EventLoop, log: Log, config: DaemonConfig) throws(SystemError) {
+    package init(loop: EventLoop, log: Log, config: DaemonConfig) throws(SystemError) {
         self.loop = loop
         self.log = log
         self.config = config
@@ -104,7 +105,7 @@ public final class HardwareSensor {
     }
 
     /// Starts following udev events and picks a sensor.
-    public func start() {
+    package func start() {
         do {
             let fd = try udev.startMonitor()
             loop.watch(fd, for: .readable) { [unowned self] _ in self.udevEvents() }
@@ -115,7 +116,7 @@ public final class HardwareSensor {
     }
 
     /// A new configuration (SIGHUP): re-reads the mount matrix and re-chooses.
-    public func reconfigure(_ config: DaemonConfig, log: Log) {
+    package func reconfigure(_ config: DaemonConfig, log: Log) {
         self.config = config
         self.log = log
         zSign = ZSign.decide(setting: config.zSign, driverName: device?.info.name)
@@ -133,7 +134,7 @@ public final class HardwareSensor {
     }
 
     /// Enumerates the IIO devices again and (re)chooses the accelerometer.
-    public func rescan(reason: String) {
+    package func rescan(reason: String) {
         let devices = udev.iioDevices()
         let decision = AccelerometerChoice.choose(devices.map(\.info), pinned: config.device)
         for skipped in decision.skipped where skipped.device.hasRawAxes || skipped.device.hasScanElements {

@@ -2,16 +2,17 @@
 import Glibc
 #endif
 import CIIO
-public import OrientSense
+import OrientSense
+package import OrientProtocol
 
 /// A failure talking to the sensor, with errno to tell a vanished device
 /// (ENODEV, ENOENT) from a transient error.
-public struct SensorError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var code: Int32
+package struct SensorError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package var code: Int32
     /// The device is gone (removed mid-read): wait for udev to bring it back.
-    public var vanished: Bool { code == ENODEV || code == ENOENT || code == ENXIO }
-    public var description: String { message }
+    package var vanished: Bool { code == ENODEV || code == ENOENT || code == ENXIO }
+    package var description: String { message }
 }
 
 /// One accelerometer: its raw attributes read on demand (the polled path), its
@@ -27,9 +28,9 @@ public struct SensorError: Error, Sendable, CustomStringConvertible {
 ///
 /// Owned by the event loop's thread. Stopping sampling closes the raw files and
 /// dropping it releases the libiio context, so an idle daemon holds nothing open.
-public final class IIOAccelerometer {
+package final class IIOAccelerometer {
     /// The device id (`iio:device0`).
-    public let sysname: String
+    package let sysname: String
     /// The device's sysfs directory, as libiio's local backend finds it.
     private let directory: String
     private var capture: BufferedCapture?
@@ -38,7 +39,7 @@ public final class IIOAccelerometer {
 
     /// Opens the accelerometer `sysname` (`iio:deviceN`): checks that its x, y
     /// and z channels exist (as raw attributes or scan elements).
-    public init(sysname: String) throws(SensorError) {
+    package init(sysname: String) throws(SensorError) {
         self.sysname = sysname
         directory = "/sys/bus/iio/devices/\(sysname)"
         guard access(directory, F_OK) == 0 else {
@@ -61,16 +62,16 @@ public final class IIOAccelerometer {
     private static let axisNames = ["x", "y", "z"]
 
     /// Reads `in_accel_{x,y,z}_raw` (the polled path): `RawAttributes.read()`.
-    public func readRaw() throws(SensorError) -> Vector3 { try raw.read() }
+    package func readRaw() throws(SensorError) -> Vector3 { try raw.read() }
 
     /// Closes the raw attribute files and the replacement watch (sampling stopped).
-    public func closeRawAttributes() { raw.close() }
+    package func closeRawAttributes() { raw.close() }
 
     /// Watches the device directory for replaced raw files: `RawAttributes.watchReplacements()`.
-    public func watchReplacements() -> Int32? { raw.watchReplacements() }
+    package func watchReplacements() -> Int32? { raw.watchReplacements() }
 
     /// The device directory changed: `RawAttributes.replacementsNoted()`.
-    public func replacementsNoted() { raw.replacementsNoted() }
+    package func replacementsNoted() { raw.replacementsNoted() }
 
     /// Writes `text` to a sysfs attribute of the device in one write(2); false
     /// when it does not exist or refuses the value. (O_TRUNC, as libiio's
@@ -91,7 +92,7 @@ public final class IIOAccelerometer {
     /// `in_accel_sampling_frequency`, else `in_accel_x_sampling_frequency`);
     /// returns false when none exists or takes it.
     @discardableResult
-    public func setSamplingFrequency(_ hz: Double) -> Bool {
+    package func setSamplingFrequency(_ hz: Double) -> Bool {
         let text = formatFrequency(hz)
         for name in ["sampling_frequency", "in_accel_sampling_frequency", "in_accel_x_sampling_frequency"]
         where hasAttribute(name) {
@@ -103,7 +104,7 @@ public final class IIOAccelerometer {
     /// Writes 0 to `in_accel_hysteresis` (or `in_accel_x_hysteresis`) so an
     /// on-change sensor reports every change; returns false when it has none or refuses.
     @discardableResult
-    public func clearHysteresis() -> Bool {
+    package func clearHysteresis() -> Bool {
         for name in ["in_accel_hysteresis", "in_accel_x_hysteresis"] where hasAttribute(name) {
             return writeAttribute(name, "0")
         }
@@ -116,7 +117,7 @@ public final class IIOAccelerometer {
     /// its functions again), enables the x, y, z scan elements (and the
     /// timestamp when there is one), creates a non-blocking buffer of `samples`
     /// scans and returns its poll fd.
-    public func startBuffer(samples: Int) throws(SensorError) -> Int32 {
+    package func startBuffer(samples: Int) throws(SensorError) -> Int32 {
         stopBuffer()
         let capture = try BufferedCapture(sysname: sysname, samples: samples)
         self.capture = capture
@@ -125,12 +126,12 @@ public final class IIOAccelerometer {
 
     /// Reads what the buffer holds: one (timestamp ns or nil, raw x/y/z) per scan.
     /// Returns an empty array when nothing is ready (EAGAIN).
-    public func readBuffer() throws(SensorError) -> [(timestampNs: Int64?, raw: Vector3)] {
+    package func readBuffer() throws(SensorError) -> [(timestampNs: Int64?, raw: Vector3)] {
         try capture?.read() ?? []
     }
 
     /// Destroys the buffer (disables capture) and its libiio context if there is one.
-    public func stopBuffer() {
+    package func stopBuffer() {
         capture = nil
     }
 }

@@ -1,10 +1,10 @@
 import CIIO
 
 /// Versions of the C libraries orientd uses, for `--version` and bug reports.
-public enum LibraryVersions {
+package enum LibraryVersions {
     /// libiio's version as `major.minor (git tag)`, or why it cannot be loaded
     /// (libiio is loaded on demand: see `IIOAccelerometer`).
-    public static var libiio: String {
+    package static var libiio: String {
         let iio: LibIIO
         do { iio = try LibIIO() } catch { return "not available (\(error.message))" }
         var major: UInt32 = 0, minor: UInt32 = 0

@@ -2,19 +2,19 @@
 ///
 /// Lines are collected and written in large chunks; `flush()` before any wait so
 /// a reader sees each line as it happens.
-public final class LineWriter {
+package final class LineWriter {
     private let fd: Int32
     private var buffer: [UInt8] = []
     /// False once a write failed (the reader went away).
-    public private(set) var isOpen = true
+    package private(set) var isOpen = true
 
-    public init(fd: Int32) {
+    package init(fd: Int32) {
         self.fd = fd
         buffer.reserveCapacity(1 << 16)
     }
 
     /// Appends `line` and a newline; writes out when the buffer is large.
-    public func write(_ line: String) {
+    package func write(_ line: String) {
         guard isOpen else { return }
         buffer.append(contentsOf: line.utf8)
         buffer.append(0x0A)
@@ -22,7 +22,7 @@ public final class LineWriter {
     }
 
     /// Writes out everything buffered.
-    public func flush() {
+    package func flush() {
         guard isOpen, !buffer.isEmpty else { return }
         isOpen = writeAll(fd: fd, buffer)
         buffer.removeAll(keepingCapacity: true)

@@ -3,11 +3,11 @@ import Glibc
 #endif
 
 /// Severity of a log line, in syslog order.
-public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+package enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     case error = 3, warning = 4, notice = 5, info = 6, debug = 7
 
     /// The name used by `--log-level` and in log lines.
-    public var name: String {
+    package var name: String {
         switch self {
         case .error: return "error"
         case .warning: return "warning"
@@ -18,29 +18,29 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     }
 
     /// Parses a `--log-level` value.
-    public init?(name: String) {
+    package init?(name: String) {
         guard let level = LogLevel.allCases.first(where: { $0.name == name }) else { return nil }
         self = level
     }
 
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue > b.rawValue }
+    package static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue > b.rawValue }
 }
 
 /// Writes log lines to stderr (`orientd: warning: …`), one write(2) per line so
 /// lines never interleave. Called only from the event loop's thread.
-public struct Log: Sendable {
+package struct Log: Sendable {
     /// Lines less severe than this are dropped.
-    public var threshold: LogLevel
+    package var threshold: LogLevel
     /// Prefix lines with `<N>` (the syslog priority) for journald instead of
     /// `orientd: level:`; set when stderr is the journal (JOURNAL_STREAM).
-    public var journal: Bool
+    package var journal: Bool
 
-    public init(threshold: LogLevel = .notice, journal: Bool = false) {
+    package init(threshold: LogLevel = .notice, journal: Bool = false) {
         self.threshold = threshold
         self.journal = journal
     }
 
-    public func log(_ level: LogLevel, _ message: String) {
+    package func log(_ level: LogLevel, _ message: String) {
         guard level >= threshold else { return }
         // One line per message: a newline inside would start a line without a priority.
         let text = message.contains("\n") ? message.split(separator: "\n").joined(separator: " ") : message
@@ -48,11 +48,11 @@ public struct Log: Sendable {
         writeAll(fd: 2, Array(line.utf8))
     }
 
-    public func error(_ message: String) { log(.error, message) }
-    public func warning(_ message: String) { log(.warning, message) }
-    public func notice(_ message: String) { log(.notice, message) }
-    public func info(_ message: String) { log(.info, message) }
-    public func debug(_ message: String) { log(.debug, message) }
+    package func error(_ message: String) { log(.error, message) }
+    package func warning(_ message: String) { log(.warning, message) }
+    package func notice(_ message: String) { log(.notice, message) }
+    package func info(_ message: String) { log(.info, message) }
+    package func debug(_ message: String) { log(.debug, message) }
 }
 
 /// Writes every byte to `fd`, retrying on EINTR and short writes. Returns false on
@@ -60,7 +60,7 @@ public struct Log: Sendable {
 /// write takes nothing (a sysfs attribute whose driver returns 0 would otherwise
 /// spin the loop forever).
 @discardableResult
-public func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
+package func writeAll(fd: Int32, _ bytes: [UInt8]) -> Bool {
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeBytes { buffer in

@@ -1,4 +1,5 @@
-public import OrientSense
+package import OrientSense
+package import OrientProtocol
 
 /// Replays a trace through the same pipeline the hardware path uses (mount
 /// matrix from the trace header, classifier, arbiter), on the trace's clock.
@@ -7,9 +8,9 @@ public import OrientSense
 /// classifier's deadlines. `speed` only decides how long to wait between steps,
 /// never which steps happen, so `--speed max` publishes exactly the states of
 /// `--speed 1`.
-public struct MockReplay: Sendable {
+package struct MockReplay: Sendable {
     /// How fast trace time runs against the wall clock.
-    public enum Speed: Sendable, Equatable {
+    package enum Speed: Sendable, Equatable {
         /// `factor` trace milliseconds per wall millisecond (1 = real time).
         case factor(Double)
         /// No waiting at all; timers run on virtual time.
@@ -17,7 +18,7 @@ public struct MockReplay: Sendable {
     }
 
     /// What the next step of the replay is.
-    public enum Step: Sendable, Equatable {
+    package enum Step: Sendable, Equatable {
         /// Feed a reading (sensor frame, time already offset for looping).
         case reading(Sample)
         /// A classifier deadline fires.
@@ -26,8 +27,8 @@ public struct MockReplay: Sendable {
         case end
     }
 
-    public let trace: Trace
-    public let loop: Bool
+    package let trace: Trace
+    package let loop: Bool
     private var index = 0
     private var offset: Double = 0
     private var lastTick: Double = -.infinity
@@ -36,7 +37,7 @@ public struct MockReplay: Sendable {
     /// A replay of `trace` (which must hold at least one sample), looping when
     /// `loop` is set. The replay is only a cursor over the trace: the engine it
     /// drives is the caller's (`makeEngine`, then `advance(_:)`).
-    public init(trace: Trace, loop: Bool = false) {
+    package init(trace: Trace, loop: Bool = false) {
         self.trace = trace
         self.loop = loop
         let first = trace.samples.first?.tMs ?? 0
@@ -51,15 +52,15 @@ public struct MockReplay: Sendable {
         loopPeriod = max(pass, declared ?? 0)
     }
 
-    /// `config` with what the trace header says of the sensor: `on_change`, and
-    /// `rate_hz` (clamped to 10…1000 Hz) as the sample rate.
     /// The z sign for this trace: the config's, else the trace's `z_sign` header, else +1 (assumed).
-    public func zSign(_ setting: ZSignSetting) -> ZSign {
+    package func zSign(_ setting: ZSignSetting) -> ZSign {
         ZSign.decide(
             setting: setting, driverName: nil, traceHeader: trace.extraHeaders.first { $0.key == "z_sign" }?.value)
     }
 
-    public func classifierConfig(_ config: ClassifierConfig) -> ClassifierConfig {
+    /// `config` with what the trace header says of the sensor: `on_change`, and
+    /// `rate_hz` (clamped to 10…1000 Hz) as the sample rate.
+    package func classifierConfig(_ config: ClassifierConfig) -> ClassifierConfig {
         var config = config
         config.onChange = trace.onChange
         if let rate = trace.rateHz, rate.isFinite, rate > 0 { config.sampleRateHz = min(1000, max(10, rate)) }
@@ -69,7 +70,7 @@ public struct MockReplay: Sendable {
     /// The pipeline for this trace: classifier parameters `config` (with the
     /// header's overrides, `classifierConfig`), the header's mount matrix unless
     /// `mountMatrix` overrides it, starting at the trace's first sample.
-    public func makeEngine(
+    package func makeEngine(
         config: ClassifierConfig = ClassifierConfig(), mountMatrix: MountMatrix? = nil, natural: NaturalGeometry = .portrait,
         defaultAllowed: OrientationMask = .all, lock: Orientation? = nil
     ) -> OrientationEngine {
@@ -80,7 +81,7 @@ public struct MockReplay: Sendable {
 
     /// The time of the next step in trace time, or nil at the end; `deadline`
     /// is the engine's `nextDeadline`.
-    public func nextStepTime(deadline: Double?) -> Double? {
+    package func nextStepTime(deadline: Double?) -> Double? {
         switch peek(deadline: deadline) {
         case .reading(let sample): return sample.tMs
         case .tick(let t): return t
@@ -89,7 +90,7 @@ public struct MockReplay: Sendable {
     }
 
     /// What `advance(_:)` will do next, given the engine's `nextDeadline`.
-    public func peek(deadline: Double?) -> Step {
+    package func peek(deadline: Double?) -> Step {
         let nextSample: Sample?
         if index < trace.samples.count {
             let s = trace.samples[index]
@@ -108,7 +109,7 @@ public struct MockReplay: Sendable {
     }
 
     /// Performs the next step on `engine`; returns the newly published state, if it changed.
-    public mutating func advance(_ engine: inout OrientationEngine) -> StateMessage? {
+    package mutating func advance(_ engine: inout OrientationEngine) -> StateMessage? {
         switch peek(deadline: engine.nextDeadline) {
         case .reading(let sample):
             index += 1

@@ -1,13 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientSense
+import OrientSense
+package import OrientProtocol
 
 /// Finds the natural geometry of the internal panel from DRM sysfs: the first
 /// mode of a connected eDP, DSI or LVDS connector, landscape when wider than tall.
-public enum PanelGeometry {
+package enum PanelGeometry {
     /// The geometry from `sysfsRoot`/class/drm, or nil if no internal panel is found.
-    public static func probe(sysfsRoot: String = "/sys") -> NaturalGeometry? {
+    package static func probe(sysfsRoot: String = "/sys") -> NaturalGeometry? {
         let base = sysfsRoot + "/class/drm"
         guard let entries = directoryEntries(base) else { return nil }
         let names = entries.filter { $0.containsText("-eDP-") || $0.containsText("-DSI-") || $0.containsText("-LVDS-") }
@@ -32,7 +33,7 @@ public enum PanelGeometry {
 /// would read past the end of a short record, and past the end of glibc's
 /// buffer for the last entry in it (found as a crash listing /proc/PID/fd of
 /// a process with ~1,400 fds).
-public func directoryEntries(_ path: String) -> [String]? {
+package func directoryEntries(_ path: String) -> [String]? {
     guard let dir = opendir(path) else { return nil }
     defer { closedir(dir) }
     guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return nil }

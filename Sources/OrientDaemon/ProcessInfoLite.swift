@@ -3,9 +3,9 @@ import Glibc
 #endif
 
 /// The process environment without Foundation.
-public enum ProcessInfoLite {
+package enum ProcessInfoLite {
     /// Every `KEY=value` pair of the environment.
-    public static func environment() -> [(String, String)] {
+    package static func environment() -> [(String, String)] {
         var out: [(String, String)] = []
         var pointer = environ
         while let entry = pointer.pointee {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import OrientSense
+import OrientProtocol
 
 /// The polled path's reads of one IIO device: `in_accel_{x,y,z}_raw`, kept
 /// open while sampling and read with pread(2), parsed in the C locale without

@@ -3,17 +3,18 @@ import Glibc
 #endif
 import CLinux
 import OrientSense
+import OrientProtocol
 
 /// Limits that keep one client from hurting the daemon or the others (SPEC §7, §12).
-public struct ServerLimits: Sendable, Equatable {
+package struct ServerLimits: Sendable, Equatable {
     /// Most clients connected at once; the next one gets a `limit` error and is closed.
-    public var clients: Int = 256
+    package var clients: Int = 256
     /// Longest request line in bytes, newline excluded; longer gets `too-long` and is closed.
-    public var lineLength: Int = 4096
+    package var lineLength: Int = 4096
     /// Most bytes of unread replies before the client is disconnected.
-    public var replyBuffer: Int = 65536
+    package var replyBuffer: Int = 65536
 
-    public init() {}
+    package init() {}
 }
 
 /// The Unix stream socket server: accepts clients, splits their input into
@@ -22,17 +23,17 @@ public struct ServerLimits: Sendable, Equatable {
 /// Writes use MSG_NOSIGNAL (no SIGPIPE). A client that stops reading first has
 /// its state messages coalesced (it gets the latest state when it drains), and
 /// is disconnected when its other unread replies pass `limits.replyBuffer`.
-public final class SocketServer {
-    public let path: String
-    public var limits: ServerLimits
+package final class SocketServer {
+    package let path: String
+    package var limits: ServerLimits
     /// Called with each complete line (without the newline).
-    public var onLine: (ClientConnection, ArraySlice<UInt8>) -> Void = { _, _ in }
+    package var onLine: (ClientConnection, ArraySlice<UInt8>) -> Void = { _, _ in }
     /// Called after a client is accepted (before any line).
-    public var onConnect: (ClientConnection) -> Void = { _ in }
+    package var onConnect: (ClientConnection) -> Void = { _ in }
     /// Called once when a client is gone (its constraints must vanish).
-    public var onClose: (ClientConnection) -> Void = { _ in }
+    package var onClose: (ClientConnection) -> Void = { _ in }
     /// The latest state line, sent to a subscribed client whose state was coalesced.
-    public var latestState: () -> String = { "" }
+    package var latestState: () -> String = { "" }
 
     private let loop: EventLoop
     private let log: Log
@@ -53,13 +54,13 @@ public final class SocketServer {
     private var lastFDLimitLog = -Double.infinity
 
     /// The connected clients.
-    public var connections: [ClientConnection] { clients }
+    package var connections: [ClientConnection] { clients }
     /// How many clients are subscribed.
-    public var subscriberCount: Int { subscribers.count }
+    package var subscriberCount: Int { subscribers.count }
 
     /// Listens on `path`, replacing a stale socket file left by a dead daemon.
     /// Throws when the path is in use by a live server or cannot be created.
-    public init(path: String, limits: ServerLimits, loop: EventLoop, log: Log) throws(ServerError) {
+    package init(path: String, limits: ServerLimits, loop: EventLoop, log: Log) throws(ServerError) {
         self.path = path
         self.limits = limits
         self.loop = loop
@@ -71,7 +72,7 @@ public final class SocketServer {
     }
 
     /// Serves an already listening socket (socket activation); never unlinks its path.
-    public init(listeningFD fd: Int32, path: String, limits: ServerLimits, loop: EventLoop, log: Log) {
+    package init(listeningFD fd: Int32, path: String, limits: ServerLimits, loop: EventLoop, log: Log) {
         self.path = path
         self.limits = limits
         self.loop = loop
@@ -84,7 +85,7 @@ public final class SocketServer {
     }
 
     /// Closes every client and the listening socket, and removes the socket file.
-    public func shutdown() {
+    package func shutdown() {
         for client in clients { drop(client, reason: nil) }
         loop.unwatch(listenFD)
         close(listenFD)
@@ -96,7 +97,7 @@ public final class SocketServer {
 
     /// Queues `line` (a newline is added) for `client`; disconnects it when its
     /// unread replies pass the bound.
-    public func send(_ line: String, to client: ClientConnection) {
+    package func send(_ line: String, to client: ClientConnection) {
         guard !client.closing else { return }
         client.writeBuffer.append(contentsOf: line.utf8)
         client.writeBuffer.append(0x0A)
@@ -108,7 +109,7 @@ public final class SocketServer {
     }
 
     /// Subscribes `client` to state messages (no effect if it is already).
-    public func subscribe(_ client: ClientConnection) {
+    package func subscribe(_ client: ClientConnection) {
         client.stateOwed = false
         guard !client.closing, client.subscriberIndex < 0 else { return }
         client.subscriberIndex = subscribers.count
@@ -116,7 +117,7 @@ public final class SocketServer {
     }
 
     /// Ends `client`'s state messages (no effect if it is not subscribed).
-    public func unsubscribe(_ client: ClientConnection) {
+    package func unsubscribe(_ client: ClientConnection) {
         let index = client.subscriberIndex
         guard index >= 0 else { return }
         let last = subscribers.removeLast()
@@ -135,7 +136,7 @@ public final class SocketServer {
     /// queued, or whose socket is full, is marked "state owed" instead and gets
     /// the latest state when it drains (coalescing: never a stale one, and a
     /// subscriber that never reads costs one flag per publish).
-    public func publishState(_ line: String) {
+    package func publishState(_ line: String) {
         stateLine.removeAll(keepingCapacity: true)
         stateLine.append(contentsOf: line.utf8)
         stateLine.append(0x0A)
@@ -176,7 +177,7 @@ public final class SocketServer {
 
     /// Sends `line`, then closes the connection once it is written (or at once if
     /// the client does not read).
-    public func sendAndClose(_ line: String, to client: ClientConnection, reason: String?) {
+    package func sendAndClose(_ line: String, to client: ClientConnection, reason: String?) {
         guard !client.closing else { return }
         client.writeBuffer.append(contentsOf: line.utf8)
         client.writeBuffer.append(0x0A)
@@ -328,7 +329,7 @@ public final class SocketServer {
     }
 
     /// Closes a client and forgets it; `reason` is logged when not nil.
-    public func drop(_ client: ClientConnection, reason: String?) {
+    package func drop(_ client: ClientConnection, reason: String?) {
         guard !client.closing else { return }
         client.closing = true
         if let reason { log.notice("\(client.name) disconnected: \(reason)") } else { log.info("\(client.name) disconnected") }
@@ -405,10 +406,10 @@ public final class SocketServer {
 }
 
 /// The socket could not be set up.
-public struct ServerError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct ServerError: Error, Sendable, CustomStringConvertible {
+    package var description: String
     /// sysexits code for the daemon to exit with (69 unavailable, 73 cannot create).
-    public var exitCode: Int32
+    package var exitCode: Int32
     init(_ description: String, exitCode: Int32 = 73) {
         self.description = description
         self.exitCode = exitCode

@@ -1,19 +1,20 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientSense
+import OrientSense
+package import OrientProtocol
 
 /// The persisted rotation lock in the state directory (`DIR/lock`: an
 /// orientation name and a newline, or no file when unlocked).
-public struct StateDirectory: Sendable {
-    public let path: String
+package struct StateDirectory: Sendable {
+    package let path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// The default: `$STATE_DIRECTORY` under systemd, else /var/lib/orientd.
-    public static func defaultPath(environment: [String: String]) -> String {
+    package static func defaultPath(environment: [String: String]) -> String {
         if let dir = environment["STATE_DIRECTORY"], !dir.isEmpty {
             // systemd passes a colon-separated list when several are configured.
             return String(dir.split(separator: ":").first ?? Substring(dir))
@@ -23,14 +24,14 @@ public struct StateDirectory: Sendable {
 
     /// The persisted lock; nil when there is none. A corrupt file is reported
     /// through `warn` and treated as unlocked, never as an error.
-    public func loadLock(warn: (String) -> Void) -> Orientation? {
+    package func loadLock(warn: (String) -> Void) -> Orientation? {
         loadLockRecord(warn: warn)?.orientation
     }
 
     /// The persisted lock and the uid that set it (for `lock-permission =
     /// same-user`). The file is the orientation name on the first line and,
     /// optionally, `owner=UID` on the second.
-    public func loadLockRecord(warn: (String) -> Void) -> (orientation: Orientation, owner: UInt32?)? {
+    package func loadLockRecord(warn: (String) -> Void) -> (orientation: Orientation, owner: UInt32?)? {
         let file = path + "/lock"
         let bytes: [UInt8]
         do {
@@ -58,7 +59,7 @@ extension StateDirectory {
     /// Persists the lock atomically: write a temp file, fsync it, rename it over
     /// `lock`, fsync the directory. nil removes the file. Creates the directory
     /// if needed. Throws with the system's reason.
-    public func saveLock(_ orientation: Orientation?, owner: UInt32? = nil) throws(FileReadError) {
+    package func saveLock(_ orientation: Orientation?, owner: UInt32? = nil) throws(FileReadError) {
         let file = path + "/lock"
         var info = stat()
         if stat(path, &info) != 0 {

@@ -7,11 +7,11 @@ import CSystemd
 /// Every libsystemd call of the daemon: readiness and status notifications,
 /// the watchdog, and socket activation. Without systemd (no NOTIFY_SOCKET, no
 /// LISTEN_FDS) each call is a cheap no-op.
-public enum Systemd {
+package enum Systemd {
     /// The listening socket systemd passed (socket activation), if it passed
     /// exactly one Unix stream socket in listening state. Unsets LISTEN_FDS so
     /// children do not inherit it.
-    public static func activationSocket() -> Int32? {
+    package static func activationSocket() -> Int32? {
         let count = sd_listen_fds(1)
         guard count >= 1 else { return nil }
         let fd = SD_LISTEN_FDS_START
@@ -20,7 +20,7 @@ public enum Systemd {
     }
 
     /// The path a Unix socket is bound to (for logs), or nil.
-    public static func socketPath(of fd: Int32) -> String? {
+    package static func socketPath(of fd: Int32) -> String? {
         var address = sockaddr_un()
         var size = socklen_t(MemoryLayout<sockaddr_un>.size)
         let ok = withUnsafeMutablePointer(to: &address) {
@@ -35,12 +35,12 @@ public enum Systemd {
 
     /// Sends a notification (`READY=1`, `STATUS=…`, `WATCHDOG=1`, `STOPPING=1`).
     @discardableResult
-    public static func notify(_ state: String) -> Bool {
+    package static func notify(_ state: String) -> Bool {
         sd_notify(0, state) > 0
     }
 
     /// The watchdog interval in ms when systemd expects pings from this process.
-    public static func watchdogIntervalMs() -> Double? {
+    package static func watchdogIntervalMs() -> Double? {
         var usec: UInt64 = 0
         guard sd_watchdog_enabled(0, &usec) > 0, usec > 0 else { return nil }
         return Double(usec) / 1000
@@ -48,7 +48,7 @@ public enum Systemd {
 
     /// True when stderr is connected to the journal (JOURNAL_STREAM names its
     /// device and inode), so log lines carry `<N>` priority prefixes.
-    public static func stderrIsJournal() -> Bool {
+    package static func stderrIsJournal() -> Bool {
         guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
         let parts = value.split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }

@@ -1,16 +1,17 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import OrientSense
+import OrientSense
+package import OrientProtocol
 
 /// Why a trace file could not be loaded.
-public enum TraceFileError: Error, Sendable, CustomStringConvertible {
+package enum TraceFileError: Error, Sendable, CustomStringConvertible {
     /// The file could not be opened or read (sysexits 66).
     case unreadable(path: String, reason: String)
     /// The file's content is malformed (sysexits 65).
     case malformed(TraceError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let path, let reason): return "\(path): cannot read trace: \(reason)"
         case .malformed(let error): return error.description
@@ -19,12 +20,12 @@ public enum TraceFileError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Loads trace files: the only place the mock path touches the file system.
-public enum TraceFile {
+package enum TraceFile {
     /// Largest trace accepted, bytes (a day at 100 Hz is about 250 MiB).
-    public static let maximumSize = 512 << 20
+    package static let maximumSize = 512 << 20
 
     /// Reads and parses `path`; nothing is returned unless the whole file is valid.
-    public static func load(_ path: String) throws(TraceFileError) -> Trace {
+    package static func load(_ path: String) throws(TraceFileError) -> Trace {
         let bytes: [UInt8]
         do {
             bytes = try readFile(path, limit: maximumSize)
@@ -40,12 +41,12 @@ public enum TraceFile {
 }
 
 /// A failed file read, with the system's reason.
-public struct FileReadError: Error, Sendable {
-    public var reason: String
+package struct FileReadError: Error, Sendable {
+    package var reason: String
 }
 
 /// Reads a whole regular file, refusing anything larger than `limit` bytes.
-public func readFile(_ path: String, limit: Int) throws(FileReadError) -> [UInt8] {
+package func readFile(_ path: String, limit: Int) throws(FileReadError) -> [UInt8] {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw FileReadError(reason: String(cString: strerror(errno))) }
     defer { close(fd) }

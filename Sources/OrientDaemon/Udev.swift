@@ -2,25 +2,25 @@
 import Glibc
 #endif
 import CIIO
-public import OrientSense
+package import OrientSense
 
 /// What the daemon needs to know about one IIO device, read through libudev.
-public struct UdevIIODevice: Sendable, Equatable {
-    public var info: IIODeviceInfo
+package struct UdevIIODevice: Sendable, Equatable {
+    package var info: IIODeviceInfo
     /// udev properties the sensor layer uses (ACCEL_MOUNT_MATRIX, ACCEL_LOCATION).
-    public var properties: [String: String]
+    package var properties: [String: String]
     /// sysfs attributes the sensor layer uses, by file name relative to the device
     /// (`in_accel_scale`, `scan_elements/in_accel_x_type`, …); absent ones are missing.
-    public var attributes: [String: String]
+    package var attributes: [String: String]
 }
 
 /// Every libudev call of the daemon: enumerating IIO devices, reading their
 /// properties and attributes, and a monitor for add/remove/change events.
 ///
 /// Owned by the event loop's thread.
-public final class Udev {
+package final class Udev {
     /// Attributes read for each device (all small text files).
-    public static let attributeNames: [String] = {
+    package static let attributeNames: [String] = {
         var names = ["name", "label", "location", "mount_matrix", "in_accel_mount_matrix", "in_mount_matrix",
             "in_accel_scale", "in_accel_offset", "scale", "offset", "sampling_frequency", "sampling_frequency_available",
             "in_accel_sampling_frequency", "in_accel_sampling_frequency_available", "in_accel_hysteresis"]
@@ -33,7 +33,7 @@ public final class Udev {
     }()
 
     /// The kind of a hotplug event.
-    public enum Action: String, Sendable {
+    package enum Action: String, Sendable {
         case add, remove, change, other
     }
 
@@ -41,7 +41,7 @@ public final class Udev {
     private var monitor: OpaquePointer?
 
     /// Connects to libudev. Fails only when libudev cannot allocate its context.
-    public init() throws(SystemError) {
+    package init() throws(SystemError) {
         guard let udev = udev_new() else { throw SystemError("udev_new") }
         self.udev = udev
     }
@@ -53,7 +53,7 @@ public final class Udev {
 
     /// Every device of the `iio` subsystem, with the properties and attributes the
     /// sensor layer needs.
-    public func iioDevices() -> [UdevIIODevice] {
+    package func iioDevices() -> [UdevIIODevice] {
         guard let enumerate = udev_enumerate_new(udev) else { return [] }
         defer { udev_enumerate_unref(enumerate) }
         udev_enumerate_add_match_subsystem(enumerate, "iio")
@@ -100,7 +100,7 @@ public final class Udev {
     }
 
     /// Starts a monitor for `iio` events and returns its fd (for the event loop).
-    public func startMonitor() throws(SystemError) -> Int32 {
+    package func startMonitor() throws(SystemError) -> Int32 {
         guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
             throw SystemError("udev_monitor_new_from_netlink", code: ENOMEM)
         }
@@ -114,7 +114,7 @@ public final class Udev {
     }
 
     /// Reads every pending event from the monitor: (action, sysname) pairs.
-    public func receiveEvents() -> [(action: Action, sysname: String)] {
+    package func receiveEvents() -> [(action: Action, sysname: String)] {
         guard let monitor else { return [] }
         var out: [(action: Action, sysname: String)] = []
         while let device = udev_monitor_receive_device(monitor) {

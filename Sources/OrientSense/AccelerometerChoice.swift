@@ -2,28 +2,28 @@
 /// the daemon; the input to `AccelerometerChoice.choose`.
 ///
 /// Attribute texts may carry the sysfs newline; it is ignored.
-public struct IIODeviceInfo: Sendable, Equatable {
+package struct IIODeviceInfo: Sendable, Equatable {
     /// The kernel name, e.g. `iio:device0`.
-    public var sysname: String
+    package var sysname: String
     /// The sysfs path, e.g. `/sys/devices/…/iio:device0`.
-    public var syspath: String
+    package var syspath: String
     /// The character device, e.g. `/dev/iio:device0`; nil when there is none.
-    public var devnode: String?
+    package var devnode: String?
     /// The `name` attribute, e.g. `accel_3d` or `mxc4005`.
-    public var name: String?
+    package var name: String?
     /// The `label` attribute, e.g. `accel-display` or `accel-base`.
-    public var label: String?
+    package var label: String?
     /// The `location` attribute of older cros-ec sensors: `display`, `lid` or `base`.
-    public var location: String?
+    package var location: String?
     /// The udev property `ACCEL_LOCATION` (from hwdb): `display` or `base`.
-    public var accelLocation: String?
+    package var accelLocation: String?
     /// True when `in_accel_x_raw`, `in_accel_y_raw` and `in_accel_z_raw` all exist.
-    public var hasRawAxes: Bool
+    package var hasRawAxes: Bool
     /// True when `scan_elements/in_accel_{x,y,z}_en` all exist.
-    public var hasScanElements: Bool
+    package var hasScanElements: Bool
 
     /// A device description; everything but the names is optional.
-    public init(
+    package init(
         sysname: String, syspath: String, devnode: String? = nil, name: String? = nil, label: String? = nil,
         location: String? = nil, accelLocation: String? = nil, hasRawAxes: Bool = false,
         hasScanElements: Bool = false
@@ -40,7 +40,7 @@ public struct IIODeviceInfo: Sendable, Equatable {
     }
 
     /// True when x, y and z can be read, by polling or through the buffer.
-    public var isAccelerometer: Bool { hasRawAxes || hasScanElements }
+    package var isAccelerometer: Bool { hasRawAxes || hasScanElements }
 
     /// Where the sensor sits, iio-sensor-proxy's way: the first recognised value of
     /// udev `ACCEL_LOCATION` (`display`, `lid`, `base`), then sysfs `label`
@@ -80,30 +80,30 @@ public struct IIODeviceInfo: Sendable, Equatable {
 /// With a pin (the config `device` key), the device whose syspath, devnode,
 /// sysname or `name` equals it wins, even in the base (the user asked; a note
 /// says so). No other device is chosen while the pinned one is missing.
-public enum AccelerometerChoice {
+package enum AccelerometerChoice {
     /// A device that was not chosen and why.
-    public struct Skipped: Sendable, Equatable {
+    package struct Skipped: Sendable, Equatable {
         /// The device.
-        public var device: IIODeviceInfo
+        package var device: IIODeviceInfo
         /// Why it was not chosen, for a log line.
-        public var reason: String
+        package var reason: String
     }
 
     /// The outcome of `choose`.
-    public struct Decision: Sendable, Equatable {
+    package struct Decision: Sendable, Equatable {
         /// The accelerometer to read; nil when there is none (or the pinned one is missing).
-        public var chosen: IIODeviceInfo?
+        package var chosen: IIODeviceInfo?
         /// Every other device with the reason it was passed over, in input order.
-        public var skipped: [Skipped]
+        package var skipped: [Skipped]
         /// Things a log should say about the choice: a base-located device chosen
         /// because it is pinned, a pin that matches nothing, unrecognised locations.
-        public var notes: [String]
+        package var notes: [String]
     }
 
     /// Chooses among `devices` (all IIO devices present), honouring `pinned`
     /// (nil or empty for automatic choice). Pure: paths are compared as given,
     /// not resolved.
-    public static func choose(_ devices: [IIODeviceInfo], pinned: String?) -> Decision {
+    package static func choose(_ devices: [IIODeviceInfo], pinned: String?) -> Decision {
         var notes: [String] = []
         for device in devices where device.isAccelerometer {
             notes += device.placement.unrecognised

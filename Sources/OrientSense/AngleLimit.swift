@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OrientProtocol
 
 // Angle limits compared through sines and cosines: the classifier's angles
 // (tilt φ, orientation angle θ) meet only fixed limits, so each comparison is

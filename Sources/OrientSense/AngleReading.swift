@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OrientProtocol
 
 /// The tilt φ = asin(z/|v|) and orientation angle θ = atan2(x, −y) of a
 /// vector, for comparing against limits.

@@ -1,3 +1,5 @@
+package import OrientProtocol
+
 /// Decides the effective orientation from the physical one, the clients'
 /// constraints and the user's rotation lock (SPEC §5).
 ///
@@ -9,34 +11,34 @@
 ///
 /// ```swift
 /// var arbiter = Arbiter(natural: .portrait)
-/// let r = arbiter.resolve(physical: .leftUp, constraints: [.allButUpsideDown], lock: nil)
+/// let r = arbiter.resolve(physical: .leftUp, constraints: [.allButUpsideDown(natural: .portrait)], lock: nil)
 /// r.orientation // .leftUp
 /// r.rotation    // 90
 /// r.layout      // .landscape
 /// ```
-public struct Arbiter: Sendable {
+package struct Arbiter: Sendable {
     /// The allowed set used when no constraint is active or the constraints conflict
     /// (the config's `default-allowed`). An empty mask counts as `.all`.
     ///
     /// Changing it takes effect at the next `resolve`.
-    public var defaultAllowed: OrientationMask
+    package var defaultAllowed: OrientationMask
 
     /// The panel's natural geometry, which decides `layout` and `axis`.
     ///
     /// Changing it takes effect at the next `resolve`.
-    public var natural: NaturalGeometry
+    package var natural: NaturalGeometry
 
     /// The effective orientation chosen by the last `resolve`.
     ///
     /// `undefined` only before the first `resolve`; never `undefined` afterwards.
-    public private(set) var effective: Orientation = .undefined
+    package private(set) var effective: Orientation = .undefined
 
     /// Creates an arbiter that has not resolved anything yet (`effective` is `undefined`).
     ///
     /// - Parameters:
     ///   - defaultAllowed: the allowed set without constraints or on conflict; empty counts as `.all`.
     ///   - natural: the panel's natural geometry.
-    public init(defaultAllowed: OrientationMask = .all, natural: NaturalGeometry) {
+    package init(defaultAllowed: OrientationMask = .all, natural: NaturalGeometry) {
         self.defaultAllowed = defaultAllowed
         self.natural = natural
     }
@@ -60,7 +62,7 @@ public struct Arbiter: Sendable {
     ///   - physical: the classifier's orientation; `undefined` before the first classification.
     ///   - constraints: every active client constraint (order does not matter).
     ///   - lock: the user's rotation lock, or nil when unlocked.
-    public mutating func resolve(
+    package mutating func resolve(
         physical: Orientation,
         constraints: some Sequence<OrientationMask>,
         lock: Orientation?
@@ -104,7 +106,7 @@ public struct Arbiter: Sendable {
     ///
     /// For `undefined` every member is equally near, so this is the first member in
     /// that preference order. Returns nil only for an empty mask.
-    public static func nearest(to orientation: Orientation, in mask: OrientationMask) -> Orientation? {
+    package static func nearest(to orientation: Orientation, in mask: OrientationMask) -> Orientation? {
         var best: (orientation: Orientation, distance: Int)?
         for candidate in Orientation.preference where mask.contains(candidate) {
             let distance = orientation.quarterTurnDistance(to: candidate) ?? 0
@@ -117,29 +119,29 @@ public struct Arbiter: Sendable {
 }
 
 /// What the arbiter decided, with everything the daemon publishes about it.
-public struct Resolution: Sendable, Equatable {
+package struct Resolution: Sendable, Equatable {
     /// The effective orientation: what the screen should show. Never `undefined`.
-    public let orientation: Orientation
+    package let orientation: Orientation
     /// The classifier's orientation as given, published even while locked so a
     /// shell can offer a "rotate?" suggestion; `undefined` before the first classification.
-    public let physical: Orientation
+    package let physical: Orientation
     /// Degrees counter-clockwise the content must turn for `orientation`
     /// (Wayland `wl_output` convention): 0, 90, 180 or 270.
-    public let rotation: Int
+    package let rotation: Int
     /// The shape of the screen in `orientation` on the arbiter's natural geometry.
-    public let layout: Layout
+    package let layout: Layout
     /// The stack axis that goes with `layout`: `vertical` for portrait, `horizontal` for landscape.
-    public let axis: Axis
+    package let axis: Axis
     /// The allowed set used: the constraints' intersection, or the default on none or conflict. Never empty.
-    public let allowed: OrientationMask
+    package let allowed: OrientationMask
     /// The user's rotation lock as requested, whether or not the allowed set let it
     /// win (compare with `orientation`); nil when unlocked.
-    public let locked: Orientation?
+    package let locked: Orientation?
     /// True when the active constraints had an empty intersection and the default was used.
-    public let conflict: Bool
+    package let conflict: Bool
 
     /// Creates a resolution from its parts; normally only `Arbiter.resolve` makes one.
-    public init(
+    package init(
         orientation: Orientation,
         physical: Orientation,
         rotation: Int,

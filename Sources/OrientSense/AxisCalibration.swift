@@ -1,3 +1,5 @@
+package import OrientProtocol
+
 /// The conversion from raw accelerometer counts to m/s²: per axis,
 /// a = (raw + offset) × scale (the IIO ABI).
 ///
@@ -7,24 +9,24 @@
 ///     perAxisOffset: [nil, nil, nil], sharedOffset: nil)
 /// calibration.apply(raw: Vector3(523, 13, 5))  // ≈ (10.02, 0.25, 0.10) m/s²
 /// ```
-public struct AxisCalibration: Sendable, Equatable {
+package struct AxisCalibration: Sendable, Equatable {
     /// Per-axis scale in m/s² per count.
-    public var scale: Vector3
+    package var scale: Vector3
     /// Per-axis offset in counts, added before scaling.
-    public var offset: Vector3
+    package var offset: Vector3
 
     /// A calibration from explicit scales and offsets.
-    public init(scale: Vector3, offset: Vector3 = .zero) {
+    package init(scale: Vector3, offset: Vector3 = .zero) {
         self.scale = scale
         self.offset = offset
     }
 
     /// Scale 1, offset 0: raw values taken as m/s².
-    public static let identity = AxisCalibration(scale: Vector3(1, 1, 1))
+    package static let identity = AxisCalibration(scale: Vector3(1, 1, 1))
 
     /// Converts raw counts (x, y, z) to m/s².
     @inlinable
-    public func apply(raw: Vector3) -> Vector3 {
+    package func apply(raw: Vector3) -> Vector3 {
         (raw + offset) * scale
     }
 
@@ -43,7 +45,7 @@ public struct AxisCalibration: Sendable, Equatable {
     /// - Throws: when a value is not a decimal number in the C locale (surrounding
     ///   whitespace and the newline are allowed; `0,019163` is an error), or an
     ///   axis's scale is 0; the error names the attribute.
-    public static func resolve(
+    package static func resolve(
         perAxisScale: [String?], sharedScale: String?, perAxisOffset: [String?], sharedOffset: String?
     ) throws(CalibrationError) -> (AxisCalibration, warnings: [String]) {
         let axes = ["x", "y", "z"]
@@ -112,15 +114,15 @@ public struct AxisCalibration: Sendable, Equatable {
 }
 
 /// A calibration attribute whose value cannot be used.
-public struct CalibrationError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct CalibrationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The sysfs attribute, e.g. `in_accel_x_scale`.
-    public var attribute: String
+    package var attribute: String
     /// Its text as read.
-    public var value: String
+    package var value: String
     /// What is wrong, for a log line.
-    public var message: String
+    package var message: String
     /// `in_accel_scale '0,019163': message`.
-    public var description: String {
+    package var description: String {
         let shown = sysfsTrimmed(value).prefix(40)
         return "\(attribute) '\(shown)': \(message)"
     }

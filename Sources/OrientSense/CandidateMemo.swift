@@ -1,3 +1,5 @@
+import OrientProtocol
+
 /// The last candidate decision of one path (filtered or steady), and how far
 /// the vector may turn before the decision could change.
 ///

@@ -3,11 +3,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+public import OrientProtocol
 
 /// What the classifier published after a reading or a tick.
 public struct ClassifierEvent: Sendable, Equatable {
     /// How a committed orientation was decided.
-    public enum Path: String, Sendable, Equatable {
+    package enum Path: String, Sendable, Equatable {
         /// The low-pass-filtered vector held a candidate for the settle time.
         case settled
         /// The raw vector came to rest at a new orientation (the fast path).
@@ -15,17 +16,17 @@ public struct ClassifierEvent: Sendable, Equatable {
     }
 
     /// Time of the reading or tick, ms on the sensor clock.
-    public var tMs: Double
+    package var tMs: Double
     /// The published (physical) orientation; `undefined` only before the first commit.
-    public var orientation: Orientation
+    package var orientation: Orientation
     /// The published tilt.
-    public var tilt: Tilt
+    package var tilt: Tilt
     /// True when `orientation` changed at this step.
     public var orientationChanged: Bool
     /// True when `tilt` changed at this step.
-    public var tiltChanged: Bool
+    package var tiltChanged: Bool
     /// How the orientation was committed, when it changed.
-    public var path: Path?
+    package var path: Path?
 }
 
 /// The orientation classifier: a pure state machine fed timestamped readings
@@ -62,16 +63,16 @@ public struct ClassifierEvent: Sendable, Equatable {
 /// passed in place, never copied (see `candidate`).
 public struct Classifier: Sendable {
     /// The parameters; replace through `reconfigure`.
-    public private(set) var config: ClassifierConfig
+    package private(set) var config: ClassifierConfig
 
     /// The published (proposed) orientation P; `undefined` until the first commit.
-    public private(set) var orientation: Orientation = .undefined
+    package private(set) var orientation: Orientation = .undefined
     /// The published tilt; `undefined` until the first usable reading.
-    public private(set) var tilt: Tilt = .undefined
+    package private(set) var tilt: Tilt = .undefined
     /// The applied orientation A, the hysteresis reference (nil at startup).
-    public private(set) var applied: Orientation?
+    package private(set) var applied: Orientation?
     /// The low-pass-filtered vector, nil before the first reading and after `reset`.
-    public var filtered: Vector3? { hasFilter ? filter : nil }
+    package var filtered: Vector3? { hasFilter ? filter : nil }
 
     // Filter state: `filter` counts only while `hasFilter`.
     private var filter: Vector3 = .zero
@@ -151,7 +152,7 @@ public struct Classifier: Sendable {
     }
 
     /// Replaces the parameters, keeping P, A and the filter.
-    public mutating func reconfigure(_ config: ClassifierConfig) {
+    package mutating func reconfigure(_ config: ClassifierConfig) {
         self.config = config
         limits = ClassifierLimits(config)
         setQuietTilt()
@@ -164,7 +165,7 @@ public struct Classifier: Sendable {
 
     /// The time at which `tick` may change something without a new reading, or
     /// nil when nothing is pending (then no timer is needed).
-    public var nextDeadline: Double? {
+    package var nextDeadline: Double? {
         guard hasFilter else { return nil }
         var deadline: Double?
         // On a periodic sensor the filtered path commits on readings only (a tick
@@ -254,7 +255,7 @@ public struct Classifier: Sendable {
 
     /// A timer fired at `tMs` (normally `nextDeadline`). On an on-change sensor the
     /// last reading is re-fed first (zero-order hold); then pending commits are checked.
-    public mutating func tick(atMs t: Double) -> ClassifierEvent? {
+    package mutating func tick(atMs t: Double) -> ClassifierEvent? {
         guard hasFilter, t >= lastTime else { return nil }
         if config.onChange {
             return processReading(Sample(tMs: t, vector: lastRaw))
@@ -265,7 +266,7 @@ public struct Classifier: Sendable {
     /// Tells the classifier which orientation the display actually shows (a
     /// compositor applying a rotation, or a rotation lock). From then on A follows
     /// these calls instead of P.
-    public mutating func setApplied(_ orientation: Orientation?) {
+    package mutating func setApplied(_ orientation: Orientation?) {
         applied = orientation == .undefined ? nil : orientation
         restCone.forget()
         appliedFeedback = true
@@ -273,7 +274,7 @@ public struct Classifier: Sendable {
 
     /// Forgets the filter, tilt history, candidates and hold-offs (after a resume or
     /// a sensor re-enable); keeps P and A.
-    public mutating func reset() {
+    package mutating func reset() {
         hasFilter = false
         clearTransientState()
     }

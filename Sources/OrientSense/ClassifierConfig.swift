@@ -1,3 +1,5 @@
+import OrientProtocol
+
 /// Every parameter of the orientation classifier, in wall-clock units (ms,
 /// degrees, m/s²), never in sample counts, so behaviour does not depend on the
 /// sample rate. Defaults follow SPEC §4 and research/classifier.md §5.8.
@@ -112,6 +114,7 @@ public struct ClassifierConfig: Sendable, Equatable {
     /// published at once), ms.
     public var tiltSettleMs: Double = 250
 
+    /// The defaults (docs/configuration.md).
     public init() {}
 
     /// Checks ranges and relations between parameters; returns one message per problem

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OrientProtocol
 
 /// The constants the classifier derives from its `ClassifierConfig`, computed
 /// once at `init` and `reconfigure` instead of on every reading: squared

@@ -1,5 +1,6 @@
 // The config keys: every section and key ConfigParser knows, the kind of
 // value each takes and where it goes in DaemonConfig.
+import OrientProtocol
 
 // MARK: - Keys
 
@@ -102,6 +103,11 @@ let keyTable: [KeySpec] = [
             config.natural = NaturalGeometry(rawValue: word).map(NaturalGeometrySetting.fixed) ?? .auto
         }),
     KeySpec(section: "orientation", name: "default-allowed", kind: .maskList),
+    KeySpec(
+        section: "orientation", name: "portrait-on-landscape",
+        kind: .choice(PortraitOnLandscape.allCases.map(\.rawValue)) { config, word in
+            config.portraitOnLandscape = PortraitOnLandscape(rawValue: word) ?? .rightUp
+        }),
 
     KeySpec(section: "sensor", name: "device", kind: .device),
     KeySpec(section: "sensor", name: "mount-matrix", kind: .mountMatrix),

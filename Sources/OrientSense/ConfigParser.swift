@@ -1,3 +1,5 @@
+import OrientProtocol
+
 /// Reads `/etc/orientd/orientd.conf` (SPEC §10) from bytes into a ``DaemonConfig``.
 ///
 /// ```swift

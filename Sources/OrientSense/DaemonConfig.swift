@@ -1,3 +1,5 @@
+public import OrientProtocol
+
 /// Everything `/etc/orientd/orientd.conf` can set (SPEC §10), with the SPEC
 /// defaults. `DaemonConfig()` is what the daemon runs with when there is no file.
 ///
@@ -31,6 +33,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// (`default-allowed`), as mask names. Kept as names because `portrait` and
     /// `landscape` resolve against the natural geometry, known only at run time.
     public var defaultAllowed: [String] = ["all"]
+    /// On a landscape-native panel, the sideways orientation the mask name
+    /// `portrait` means (`portrait-on-landscape`): right-up unless set.
+    public var portraitOnLandscape: PortraitOnLandscape = .rightUp
 
     // MARK: [sensor]
 
@@ -66,7 +71,13 @@ public struct DaemonConfig: Sendable, Equatable {
     /// validated when the file is parsed; names set in code that do not resolve
     /// give `.all`, so the daemon always has a usable mask.
     public func defaultAllowedMask(natural: NaturalGeometry) -> OrientationMask {
-        (try? OrientationMask(names: defaultAllowed, natural: natural)) ?? .all
+        (try? mask(names: defaultAllowed, natural: natural)) ?? .all
+    }
+
+    /// Mask names resolved on a panel of `natural` geometry with this
+    /// configuration's `portrait-on-landscape`.
+    public func mask(names: some Sequence<some StringProtocol>, natural: NaturalGeometry) throws(MaskError) -> OrientationMask {
+        try OrientationMask(names: names, natural: natural, portraitOnLandscape: portraitOnLandscape)
     }
 
     /// Limits that keep one client or a flood of them from costing the daemon

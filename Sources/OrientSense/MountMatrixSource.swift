@@ -1,8 +1,10 @@
+package import OrientProtocol
+
 /// Where the mount matrix in use came from, in precedence order (SPEC §6).
 ///
 /// The raw value is the config key, the udev property or the sysfs attribute
 /// name, so a log line can say exactly what was read.
-public enum MountMatrixSource: String, Sendable, CaseIterable, CustomStringConvertible {
+package enum MountMatrixSource: String, Sendable, CaseIterable, CustomStringConvertible {
     /// `mount_matrix` in orientd's config: overrides everything.
     case config
     /// udev property `ACCEL_MOUNT_MATRIX`, from systemd's `60-sensor.hwdb`.
@@ -17,7 +19,7 @@ public enum MountMatrixSource: String, Sendable, CaseIterable, CustomStringConve
     case identity
 
     /// `config`, `udev ACCEL_MOUNT_MATRIX`, `sysfs mount_matrix`, … or `identity`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .config: "config mount_matrix"
         case .udev: "udev ACCEL_MOUNT_MATRIX"
@@ -35,7 +37,7 @@ public enum MountMatrixSource: String, Sendable, CaseIterable, CustomStringConve
     /// as in iio-sensor-proxy. A malformed text, or one with a zero row, is passed
     /// over with a warning naming the source and the error; the chosen matrix's
     /// repair warnings (`MountMatrix.warnings`) follow, prefixed by its source.
-    public static func resolve(
+    package static func resolve(
         config: MountMatrix?, udev: String?, mountMatrix: String?, inAccelMountMatrix: String?,
         inMountMatrix: String?
     ) -> (matrix: MountMatrix, source: MountMatrixSource, warnings: [String]) {

@@ -1,27 +1,29 @@
+package import OrientProtocol
+
 /// The whole pure pipeline from a sensor-frame reading to a published state:
 /// mount matrix → classifier → arbiter. The mock replay and the hardware
 /// sources drive the same engine, so both publish the same states for the same
 /// readings.
 ///
 /// Not thread-safe by design: one event loop owns it.
-public struct OrientationEngine: Sendable {
+package struct OrientationEngine: Sendable {
     /// Maps sensor-frame readings into the panel frame.
-    public var mountMatrix: MountMatrix
+    package var mountMatrix: MountMatrix
     /// The classifier (physical orientation and tilt).
-    public private(set) var classifier: Classifier
+    package private(set) var classifier: Classifier
     /// The arbiter (constraints, lock → effective orientation).
-    public private(set) var arbiter: Arbiter
+    package private(set) var arbiter: Arbiter
     /// The active constraints (one mask per registered constraint).
-    public private(set) var constraints: [OrientationMask] = []
+    package private(set) var constraints: [OrientationMask] = []
     /// The user's rotation lock.
-    public private(set) var lock: Orientation?
+    package private(set) var lock: Orientation?
     /// The sensor status published in `state`.
-    public private(set) var sensor: SensorStatus
+    package private(set) var sensor: SensorStatus
     /// The last published state.
-    public private(set) var state: StateMessage
+    package private(set) var state: StateMessage
 
     /// An engine in the startup state; `state` is already resolved (physical `undefined`).
-    public init(
+    package init(
         classifier config: ClassifierConfig = ClassifierConfig(), mountMatrix: MountMatrix = .identity,
         natural: NaturalGeometry = .portrait, defaultAllowed: OrientationMask = .all,
         lock: Orientation? = nil, sensor: SensorStatus, tMs: Double = 0
@@ -38,58 +40,58 @@ public struct OrientationEngine: Sendable {
     }
 
     /// Feeds one reading in the sensor frame; returns the new state when its content changed.
-    public mutating func process(_ sample: Sample) -> StateMessage? {
+    package mutating func process(_ sample: Sample) -> StateMessage? {
         let panel = Sample(tMs: sample.tMs, vector: mountMatrix.apply(sample.vector))
         guard classifier.process(panel) != nil else { return nil }
         return republish(at: sample.tMs)
     }
 
     /// A timer fired at `nextDeadline`; returns the new state when its content changed.
-    public mutating func tick(atMs t: Double) -> StateMessage? {
+    package mutating func tick(atMs t: Double) -> StateMessage? {
         guard classifier.tick(atMs: t) != nil else { return nil }
         return republish(at: t)
     }
 
     /// When to call `tick` next (sensor clock, ms), or nil when no timer is needed.
-    public var nextDeadline: Double? { classifier.nextDeadline }
+    package var nextDeadline: Double? { classifier.nextDeadline }
 
     /// The classifier's low-pass-filtered vector (panel frame), nil before the
     /// first reading; read without copying the classifier.
-    public var filtered: Vector3? { classifier.filtered }
+    package var filtered: Vector3? { classifier.filtered }
 
     /// Replaces the constraints; returns the new state when its content changed.
-    public mutating func setConstraints(_ masks: [OrientationMask], atMs t: Double) -> StateMessage? {
+    package mutating func setConstraints(_ masks: [OrientationMask], atMs t: Double) -> StateMessage? {
         constraints = masks
         return republish(at: t)
     }
 
     /// Sets or clears the rotation lock; returns the new state when its content changed.
-    public mutating func setLock(_ orientation: Orientation?, atMs t: Double) -> StateMessage? {
+    package mutating func setLock(_ orientation: Orientation?, atMs t: Double) -> StateMessage? {
         lock = orientation == .undefined ? nil : orientation
         return republish(at: t)
     }
 
     /// Sets the sensor status; returns the new state when its content changed.
-    public mutating func setSensor(_ status: SensorStatus, atMs t: Double) -> StateMessage? {
+    package mutating func setSensor(_ status: SensorStatus, atMs t: Double) -> StateMessage? {
         sensor = status
         return republish(at: t)
     }
 
     /// Changes the natural geometry and the default allowed set (a config reload);
     /// returns the new state when its content changed.
-    public mutating func setPolicy(natural: NaturalGeometry, defaultAllowed: OrientationMask, atMs t: Double) -> StateMessage? {
+    package mutating func setPolicy(natural: NaturalGeometry, defaultAllowed: OrientationMask, atMs t: Double) -> StateMessage? {
         arbiter.natural = natural
         arbiter.defaultAllowed = defaultAllowed
         return republish(at: t)
     }
 
     /// Replaces the classifier parameters (keeps its orientation and filter).
-    public mutating func reconfigure(_ config: ClassifierConfig) {
+    package mutating func reconfigure(_ config: ClassifierConfig) {
         classifier.reconfigure(config)
     }
 
     /// Forgets the classifier's filter and hold-offs (sensor re-enabled, resume).
-    public mutating func resetClassifier() {
+    package mutating func resetClassifier() {
         classifier.reset()
     }
 

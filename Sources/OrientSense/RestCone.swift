@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OrientProtocol
 
 /// How far the steady window's readings may spread around its cone's axis
 /// while the window's mean stays the steady candidate for the current

@@ -1,3 +1,5 @@
+import OrientProtocol
+
 /// The sampling-frequency fix-up done when a sensor is opened: ask for about
 /// 20 Hz, never less than 10 Hz where the device allows it (iio-sensor-proxy
 /// rewrites anything below 10 Hz, since some sensors default to 0 Hz and some
@@ -7,7 +9,7 @@
 /// SamplingFrequency.choose(available: "12.5 25 50 100\n", current: "100\n")  // 25
 /// SamplingFrequency.choose(available: nil, current: "5.2\n")                 // 10
 /// ```
-public enum SamplingFrequency {
+package enum SamplingFrequency {
     /// The value to write to `sampling_frequency` (or `in_accel_sampling_frequency`),
     /// in Hz, or nil to leave the attribute as it is.
     ///
@@ -23,7 +25,7 @@ public enum SamplingFrequency {
     ///   value when none reaches `minimum`; nil when that is already `current`.
     ///   Without a list, `minimum` when `current` is below it, else nil. Nil for a
     ///   malformed list or a malformed `current` without a list.
-    public static func choose(
+    package static func choose(
         available: String?, current: String?, target: Double = 20, minimum: Double = 10
     ) -> Double? {
         let currentValue = current.flatMap { DecimalNumber.parse(sysfsTrimmed($0)) }
@@ -38,7 +40,7 @@ public enum SamplingFrequency {
 
     /// A frequency as text for writing to sysfs: plain decimal, at most 6
     /// fractional digits, no exponent (`25`, `12.5`, `1.5625`).
-    public static func sysfsText(_ hz: Double) -> String {
+    package static func sysfsText(_ hz: Double) -> String {
         guard hz.isFinite, abs(hz) < 1e12 else { return "0" }
         let micro = Int64((abs(hz) * 1_000_000).rounded())
         let whole = micro / 1_000_000

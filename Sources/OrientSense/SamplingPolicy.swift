@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+package import OrientProtocol
 
 /// When to take the next reading on the polled path: at the sensor's rate while
 /// the device moves or the classifier is still deciding, slowly while it rests.
@@ -40,11 +41,11 @@ public struct SamplingPolicy: Sendable, Equatable {
     }
 
     /// The settings in force.
-    public let settings: Settings
+    package let settings: Settings
     /// The interval at the sensor's rate, ms.
-    public let fastIntervalMs: Double
+    package let fastIntervalMs: Double
     /// The interval while still, ms: never shorter than `fastIntervalMs`.
-    public let stillIntervalMs: Double
+    package let stillIntervalMs: Double
 
     private let cosMotionSquared: Double
     /// The reading motion is measured from: the last one that counted as motion.
@@ -56,7 +57,7 @@ public struct SamplingPolicy: Sendable, Equatable {
     /// A policy for a sensor read every `fastIntervalMs` at its full rate.
     /// `longestIntervalMs` caps the still interval (below the classifier's
     /// `max-sample-gap`, so resting readings never count as a gap).
-    public init(_ settings: Settings, fastIntervalMs: Double, longestIntervalMs: Double = .infinity) {
+    package init(_ settings: Settings, fastIntervalMs: Double, longestIntervalMs: Double = .infinity) {
         self.settings = settings
         self.fastIntervalMs = max(0, fastIntervalMs)
         stillIntervalMs = max(self.fastIntervalMs, min(settings.stillIntervalMs, longestIntervalMs))
@@ -67,19 +68,19 @@ public struct SamplingPolicy: Sendable, Equatable {
 
     /// Starts a sampling session (the sensor was opened): readings come at the
     /// full rate until the device has rested for `stillAfterMs`.
-    public mutating func start(atMs t: Double) {
+    package mutating func start(atMs t: Double) {
         reference = nil
         lastBusyMs = t
     }
 
     /// Whether readings are taken at the full rate at time `t`.
-    public func isFast(atMs t: Double) -> Bool {
+    package func isFast(atMs t: Double) -> Bool {
         t - lastBusyMs < settings.stillAfterMs
     }
 
     /// The interval until the next reading when no reading was taken at `t` (a
     /// failed or dropped read): the current rate, without counting as motion.
-    public func interval(atMs t: Double) -> Double {
+    package func interval(atMs t: Double) -> Double {
         isFast(atMs: t) ? fastIntervalMs : stillIntervalMs
     }
 
@@ -90,7 +91,7 @@ public struct SamplingPolicy: Sendable, Equatable {
     ///   - settling: the consumer may still change its output without further
     ///     motion (a classifier deadline is pending, or its filter has not caught
     ///     up with the readings): keep the full rate.
-    public mutating func interval(after reading: Vector3, atMs t: Double, settling: Bool) -> Double {
+    package mutating func interval(after reading: Vector3, atMs t: Double, settling: Bool) -> Double {
         if settling || isMotion(reading) { lastBusyMs = max(lastBusyMs, t) }
         return interval(atMs: t)
     }
@@ -116,7 +117,7 @@ public struct SamplingPolicy: Sendable, Equatable {
 
     /// Whether `a` and `b` are further apart than the motion thresholds (angle
     /// or magnitude). Used for the filter-has-caught-up test as well.
-    public func differs(_ a: Vector3, _ b: Vector3) -> Bool {
+    package func differs(_ a: Vector3, _ b: Vector3) -> Bool {
         differs(a, (a * a).sum().squareRoot(), b, (b * b).sum().squareRoot())
     }
 

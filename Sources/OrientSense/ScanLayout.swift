@@ -1,3 +1,5 @@
+import OrientProtocol
+
 /// One enabled scan element of an IIO buffer: `scan_elements/<name>_{en,index,type}`.
 public struct ScanElement: Sendable, Equatable {
     /// The channel name without the suffix, e.g. `in_accel_x` or `in_timestamp`.

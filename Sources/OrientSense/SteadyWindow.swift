@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OrientProtocol
 
 /// The recent raw readings, to tell when the raw vector has come to rest.
 ///

@@ -6,7 +6,7 @@ extension StringProtocol {
     /// `_StringProcessing`, and calling it links that module and the regex
     /// parser into orientd (about 1.2 MB of code, some of it resident): the
     /// daemon's substring tests use this instead (docs/architecture.md, Memory).
-    public func containsText(_ part: some StringProtocol) -> Bool {
+    package func containsText(_ part: some StringProtocol) -> Bool {
         let text = Array(utf8), needle = Array(part.utf8)
         guard !needle.isEmpty else { return true }
         guard text.count >= needle.count else { return false }

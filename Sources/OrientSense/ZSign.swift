@@ -1,3 +1,5 @@
+import OrientProtocol
+
 /// The `z-sign` setting: decided per device, or fixed in the config.
 public enum ZSignSetting: Sendable, Equatable {
     /// Decide from the driver (docs/classifier.md, "The z sign").

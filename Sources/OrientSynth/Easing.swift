@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// How a move progresses from its start pose to its end pose.
-public enum Easing: Sendable, Equatable {
+package enum Easing: Sendable, Equatable {
     /// Constant angular speed (a slow, deliberate turn at so many degrees a second).
     case linear
     /// Cosine ease-in-out: starts and stops at rest, like a hand turning a device.

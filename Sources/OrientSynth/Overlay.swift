@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import OrientSense
+import OrientProtocol
 
 /// Something added on top of the pure gravity reading of a trajectory. Times are
 /// absolute, in ms from the start of the scenario; windows are [from, to).

@@ -1,4 +1,5 @@
 import OrientSense
+import OrientProtocol
 
 /// Maps panel-frame vectors back into the sensor frame, the inverse of
 /// `MountMatrix.apply`: `matrix.apply(PanelToSensor(matrix)(p)) == p` up to

@@ -5,10 +5,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-public import OrientSense
+import OrientSense
+package import OrientProtocol
 
 /// Standard gravity in m/s², the magnitude of every synthetic gravity reading.
-public let standardGravity = 9.80665
+package let standardGravity = 9.80665
 
 /// How a device is held: the in-plane angle and the tilt, in degrees.
 ///
@@ -21,33 +22,33 @@ public let standardGravity = 9.80665
 /// ```swift
 /// Pose(theta: 90, phi: 10).gravityReading  // ≈ (9.66, 0, 1.70): left edge up, slightly tilted back
 /// ```
-public struct Pose: Sendable, Equatable, CustomStringConvertible {
+package struct Pose: Sendable, Equatable, CustomStringConvertible {
     /// In-plane angle in degrees (0 normal, 90 left-up, 180 bottom-up, 270 right-up).
-    public var theta: Double
+    package var theta: Double
     /// Tilt in degrees (+90 face-up, −90 face-down).
-    public var phi: Double
+    package var phi: Double
 
-    public init(theta: Double, phi: Double) {
+    package init(theta: Double, phi: Double) {
         self.theta = theta
         self.phi = phi
     }
 
     /// Upright in the natural orientation, screen vertical.
-    public static let normal = Pose(theta: 0, phi: 0)
+    package static let normal = Pose(theta: 0, phi: 0)
     /// Lying face-up on a table.
-    public static let faceUp = Pose(theta: 0, phi: 90)
+    package static let faceUp = Pose(theta: 0, phi: 90)
 
     /// The accelerometer reading of a device at rest in this pose, in the panel
     /// frame (after the mount matrix), SPEC §3 / the hwdb convention:
     /// g·(sin θ·cos φ, −cos θ·cos φ, sin φ), so upright `normal` reads (0, −g, 0),
     /// `left-up` (+g, 0, 0) and face-up (0, 0, +g).
-    public var gravityReading: Vector3 {
+    package var gravityReading: Vector3 {
         gravityDirection * standardGravity
     }
 
     /// The unit vector of `gravityReading`: the direction in which the reading
     /// grows when the device accelerates towards the sky.
-    public var gravityDirection: Vector3 {
+    package var gravityDirection: Vector3 {
         let t = theta * .pi / 180
         let p = phi * .pi / 180
         let cosPhi = cosDegreesExact(phi, radians: p)
@@ -58,11 +59,11 @@ public struct Pose: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The same pose with `theta` in [0, 360).
-    public var normalized: Pose {
+    package var normalized: Pose {
         Pose(theta: normalizedDegrees(theta), phi: phi)
     }
 
-    public var description: String {
+    package var description: String {
         "(θ \(theta)°, φ \(phi)°)"
     }
 }

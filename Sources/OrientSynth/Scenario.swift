@@ -1,4 +1,5 @@
-public import OrientSense
+import OrientSense
+package import OrientProtocol
 
 /// A synthetic trajectory of a handheld device, sampled into accelerometer
 /// readings (research/classifier.md §6.1).
@@ -22,16 +23,16 @@ public import OrientSense
 /// s.hold(2000)
 /// let trace = s.trace(rateHz: 20)
 /// ```
-public struct Scenario: Sendable {
+package struct Scenario: Sendable {
     /// The threshold of an on-change sensor, m/s²: a sample is emitted only when
     /// the reading moved further than this from the last emitted one.
-    public static let onChangeThreshold = 0.05
+    package static let onChangeThreshold = 0.05
 
     /// A named instant of the timeline, for tests and trace headers (e.g. `turn-end`).
-    public struct Mark: Sendable, Equatable {
-        public var name: String
+    package struct Mark: Sendable, Equatable {
+        package var name: String
         /// Milliseconds from the start.
-        public var tMs: Double
+        package var tMs: Double
     }
 
     /// One leg of the pose timeline. `from.theta` and `to.theta` are literal (not
@@ -46,17 +47,17 @@ public struct Scenario: Sendable {
     }
 
     /// The pose at t = 0.
-    public let start: Pose
+    package let start: Pose
     /// Seed of the noise generator.
-    public var seed: UInt64
+    package var seed: UInt64
     /// Per-axis standard deviation of the white noise everywhere, m/s².
-    public var noiseSigma: Double
+    package var noiseSigma: Double
     /// One line saying what the scenario shows; the trace `description` by default.
-    public var summary: String?
+    package var summary: String?
     /// The rate its bundled trace is written at, Hz (20 unless the scenario needs more).
-    public var preferredRateHz: Double = 20
+    package var preferredRateHz: Double = 20
     /// Named instants, in the order they were added.
-    public private(set) var marks: [Mark] = []
+    package private(set) var marks: [Mark] = []
 
     private var segments: [Segment] = []
     private var overlays: [Overlay] = []
@@ -68,7 +69,7 @@ public struct Scenario: Sendable {
     /// - Parameters:
     ///   - seed: seeds the noise; the same seed and rate give identical samples.
     ///   - noiseSigma: per-axis white noise σ in m/s² (0.05 is a quiet MEMS part).
-    public init(start: Pose, seed: UInt64 = 1, noiseSigma: Double = 0.05) {
+    package init(start: Pose, seed: UInt64 = 1, noiseSigma: Double = 0.05) {
         self.start = start
         self.seed = seed
         self.noiseSigma = noiseSigma
@@ -77,24 +78,24 @@ public struct Scenario: Sendable {
     // MARK: - The pose timeline
 
     /// The length of the pose timeline in ms (the end of the last hold or move).
-    public var durationMs: Double {
+    package var durationMs: Double {
         segments.last?.endMs ?? 0
     }
 
     /// The pose the timeline ends in (θ literal, not reduced modulo 360).
-    public var endPose: Pose {
+    package var endPose: Pose {
         segments.last?.to ?? start
     }
 
     /// Stays in the current pose for `ms` milliseconds.
-    public mutating func hold(_ ms: Double) {
+    package mutating func hold(_ ms: Double) {
         append(to: endPose, over: ms, easing: .linear)
     }
 
     /// Moves to `pose` over `ms` milliseconds; θ takes the short way round
     /// (exactly 180° goes through +90). Use `move(toTheta:phi:over:easing:)` for
     /// a literal path.
-    public mutating func move(to pose: Pose, over ms: Double, easing: Easing = .smooth) {
+    package mutating func move(to pose: Pose, over ms: Double, easing: Easing = .smooth) {
         var delta = normalizedDegrees(pose.theta - endPose.theta)
         if delta > 180 { delta -= 360 }
         append(to: Pose(theta: endPose.theta + delta, phi: pose.phi), over: ms, easing: easing)
@@ -102,17 +103,17 @@ public struct Scenario: Sendable {
 
     /// Moves θ literally to `toTheta` (0 → 180 passes 90; 0 → 360 passes 270, no
     /// wrap) and the tilt to `phi`, over `ms` milliseconds.
-    public mutating func move(toTheta: Double, phi: Double, over ms: Double, easing: Easing = .smooth) {
+    package mutating func move(toTheta: Double, phi: Double, over ms: Double, easing: Easing = .smooth) {
         append(to: Pose(theta: toTheta, phi: phi), over: ms, easing: easing)
     }
 
     /// Names the current end of the timeline (or `ms`), e.g. `turn-end`.
-    public mutating func mark(_ name: String, at ms: Double? = nil) {
+    package mutating func mark(_ name: String, at ms: Double? = nil) {
         marks.append(Mark(name: name, tMs: ms ?? durationMs))
     }
 
     /// The time of the first mark called `name`, if any.
-    public func markTime(_ name: String) -> Double? {
+    package func markTime(_ name: String) -> Double? {
         marks.first { $0.name == name }?.tMs
     }
 
@@ -125,13 +126,13 @@ public struct Scenario: Sendable {
 
     /// Adds a half-sine pulse of linear acceleration `peak` (m/s², device frame)
     /// starting at `ms` and lasting `duration` ms: a jolt, a tap, a landing.
-    public mutating func addImpulse(at ms: Double, duration: Double, peak: Vector3) {
+    package mutating func addImpulse(at ms: Double, duration: Double, peak: Vector3) {
         overlays.append(.impulse(atMs: ms, durationMs: duration, peak: peak))
     }
 
     /// Adds sinusoidal linear acceleration `amplitude`·sin(2πf(t − from) + phase)
     /// (m/s², device frame) in [from, to): shaking, sway, vibration.
-    public mutating func addOscillation(
+    package mutating func addOscillation(
         from: Double, to: Double, frequencyHz: Double, amplitude: Vector3, phase: Double = 0
     ) {
         overlays.append(.oscillation(fromMs: from, toMs: to, frequencyHz: frequencyHz, amplitude: amplitude, phase: phase))
@@ -139,44 +140,44 @@ public struct Scenario: Sendable {
 
     /// Adds sinusoidal linear acceleration of `amplitude` m/s² along world-up in
     /// [from, to), rotated into the device frame by the pose: the bounce of walking.
-    public mutating func addWorldOscillation(from: Double, to: Double, frequencyHz: Double, amplitude: Double) {
+    package mutating func addWorldOscillation(from: Double, to: Double, frequencyHz: Double, amplitude: Double) {
         overlays.append(.worldOscillation(fromMs: from, toMs: to, frequencyHz: frequencyHz, amplitude: amplitude))
     }
 
     /// Adds an angular tremor of ±`degrees` on θ (and ±`phiDegrees` on φ) at
     /// `frequencyHz` in [from, to). Tremors add up: use two for a drift and a shake.
-    public mutating func addTremor(from: Double, to: Double, degrees: Double, frequencyHz: Double, phiDegrees: Double = 0) {
+    package mutating func addTremor(from: Double, to: Double, degrees: Double, frequencyHz: Double, phiDegrees: Double = 0) {
         overlays.append(.tremor(fromMs: from, toMs: to, thetaDegrees: degrees, phiDegrees: phiDegrees, frequencyHz: frequencyHz))
     }
 
     /// Scales the gravity part in [from, to) so that |a| ≈ `residual` m/s²: the
     /// device is falling (other overlays still apply).
-    public mutating func freeFall(from: Double, to: Double, residual: Double = 0.3) {
+    package mutating func freeFall(from: Double, to: Double, residual: Double = 0.3) {
         overlays.append(.freeFall(fromMs: from, toMs: to, residual: residual))
     }
 
     /// Inserts one raw panel-frame sample at `ms`, as is (no noise, no overlays):
     /// corrupted data such as NaN, a zero vector or a garbage spike. It follows a
     /// regular sample at the same time.
-    public mutating func insert(_ vector: Vector3, at ms: Double) {
+    package mutating func insert(_ vector: Vector3, at ms: Double) {
         inserted.append(Sample(tMs: ms, vector: vector))
     }
 
     /// Removes every sample, regular or inserted, in [from, to): a suspend, a
     /// stalled driver.
-    public mutating func gap(from: Double, to: Double) {
+    package mutating func gap(from: Double, to: Double) {
         guard from < to else { return }
         gaps.append(from..<to)
     }
 
     /// Adds per-axis white noise of σ = `sigma` m/s² in [from, to), on top of
     /// (in quadrature with) the scenario's `noiseSigma`.
-    public mutating func setNoise(sigma: Double, from: Double, to: Double) {
+    package mutating func setNoise(sigma: Double, from: Double, to: Double) {
         setNoise(sigma: Vector3(repeating: sigma), from: from, to: to)
     }
 
     /// Adds per-axis white noise with a σ per axis (e.g. only x and y) in [from, to).
-    public mutating func setNoise(sigma: Vector3, from: Double, to: Double) {
+    package mutating func setNoise(sigma: Vector3, from: Double, to: Double) {
         noiseWindows.append(NoiseWindow(fromMs: from, toMs: to, sigma: sigma))
     }
 
@@ -184,7 +185,7 @@ public struct Scenario: Sendable {
 
     /// The pose at `ms` (tremor included, θ reduced to [0, 360)). Before the start
     /// it is the start pose; after the end, the end pose.
-    public func pose(at ms: Double) -> Pose {
+    package func pose(at ms: Double) -> Pose {
         var pose = plannedPose(at: ms)
         for overlay in overlays {
             let offset = overlay.poseOffset(at: ms)
@@ -195,7 +196,7 @@ public struct Scenario: Sendable {
     }
 
     /// The reading at `ms` without noise, in the panel frame, m/s².
-    public func cleanReading(at ms: Double) -> Vector3 {
+    package func cleanReading(at ms: Double) -> Vector3 {
         let direction = pose(at: ms).gravityDirection
         var scale = 1.0
         var linear = Vector3.zero
@@ -241,7 +242,7 @@ public struct Scenario: Sendable {
     /// its reading moved more than `onChangeThreshold` from the last emitted
     /// sample (inserted samples are always emitted). Returns no samples for a
     /// rate that is not positive and finite.
-    public func samples(rateHz: Double, onChange: Bool = false) -> [Sample] {
+    package func samples(rateHz: Double, onChange: Bool = false) -> [Sample] {
         guard rateHz > 0, rateHz.isFinite else { return [] }
         let count = Int((durationMs * rateHz / 1000 + 1e-9).rounded(.down)) + 1
         var noise = GaussianNoise(seed: seed)
@@ -291,7 +292,7 @@ public struct Scenario: Sendable {
     /// - Parameters:
     ///   - onChange: an on-change sensor: no noise, samples only on change.
     ///   - description: the `description` header; `summary` when nil.
-    public func trace(
+    package func trace(
         rateHz: Double, mountMatrix: MountMatrix = .identity, onChange: Bool = false, description: String? = nil
     ) -> Trace {
         let toSensor = PanelToSensor(mountMatrix)

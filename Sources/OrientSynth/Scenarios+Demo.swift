@@ -1,4 +1,5 @@
 import OrientSense
+import OrientProtocol
 
 extension Scenarios {
     // MARK: - Demo
@@ -7,7 +8,7 @@ extension Scenarios {
     /// `normal`; to left-up and back; to right-up and back; put down face-up on a
     /// table for 5 s; picked up into left-up; a jolt; back to portrait and a 10 s
     /// walk; upside down and back; ends in `normal`. Marks every step.
-    public static func demo(seed: UInt64 = 1) -> Scenario {
+    package static func demo(seed: UInt64 = 1) -> Scenario {
         let held = 15.0
         var s = Scenario(start: Pose(theta: 0, phi: held), seed: seed, noiseSigma: 0.08)
         s.summary = "60 s of handling: turns to both landscapes, on a table, picked up, a jolt, a walk, upside down"

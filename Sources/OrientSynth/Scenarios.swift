@@ -1,4 +1,5 @@
 import OrientSense
+import OrientProtocol
 
 /// The named scenarios of research/classifier.md §6.3, as data: each builds a
 /// `Scenario` (trajectory, overlays, marks) and says nothing about the expected
@@ -11,22 +12,22 @@ import OrientSense
 /// ```swift
 /// let samples = Scenarios.brisk90Turn().samples(rateHz: 20)
 /// ```
-public enum Scenarios {
+package enum Scenarios {
     /// A device held in the hand leans back a little: φ = 10°.
-    public static let handTilt = 10.0
+    package static let handTilt = 10.0
     /// Time held in the start pose before anything happens, ms.
-    public static let settleMs = 1500.0
+    package static let settleMs = 1500.0
 
     /// A named scenario for `tracegen` and the bundled traces.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// File name stem, kebab-case (`brisk90` → `traces/brisk90.trace`).
-        public var name: String
+        package var name: String
         /// Builds the scenario with a seed.
-        public var build: @Sendable (UInt64) -> Scenario
+        package var build: @Sendable (UInt64) -> Scenario
     }
 
     /// Every named scenario, in the order of research/classifier.md §6.3, then `demo`.
-    public static let catalog: [Entry] = [
+    package static let catalog: [Entry] = [
         Entry(name: "cardinal-normal") { cardinal(theta: 0, seed: $0) },
         Entry(name: "cardinal-left-up") { cardinal(theta: 90, seed: $0) },
         Entry(name: "cardinal-bottom-up") { cardinal(theta: 180, seed: $0) },
@@ -56,14 +57,14 @@ public enum Scenarios {
     ]
 
     /// The catalog entry called `name`, if any.
-    public static func named(_ name: String) -> Entry? {
+    package static func named(_ name: String) -> Entry? {
         catalog.first { $0.name == name }
     }
 
     // MARK: - §6.3 scenarios
 
     /// #1: held still in one orientation (φ = 10°) for 2 s from startup.
-    public static func cardinal(theta: Double, seed: UInt64 = 1) -> Scenario {
+    package static func cardinal(theta: Double, seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: theta, phi: handTilt), seed: seed)
         s.summary = "held still at theta \(Int(theta)), phi 10, for 2 s from startup"
         s.hold(2000)
@@ -72,7 +73,7 @@ public enum Scenarios {
 
     /// #2: `normal`, a brisk 300 ms turn to `toTheta` (left-up by default), hold 2 s.
     /// Marks `turn-start` and `turn-end`.
-    public static func brisk90Turn(fromTheta: Double = 0, toTheta: Double = 90, seed: UInt64 = 1) -> Scenario {
+    package static func brisk90Turn(fromTheta: Double = 0, toTheta: Double = 90, seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: fromTheta, phi: handTilt), seed: seed)
         s.summary = "brisk 300 ms turn from theta \(Int(fromTheta)) to \(Int(toTheta)), then hold 2 s"
         s.hold(settleMs)
@@ -85,7 +86,7 @@ public enum Scenarios {
 
     /// #3: θ 0 → 90 at 20°/s (linear, 4.5 s) at φ = 20°, noise σ = 0.1 m/s².
     /// Marks `turn-start` and `turn-end`; θ passes 67.5° 3.375 s after the start.
-    public static func slowTurn(seed: UInt64 = 1) -> Scenario {
+    package static func slowTurn(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: 20), seed: seed, noiseSigma: 0.1)
         s.summary = "slow turn 0 -> 90 at 20 deg/s, phi 20, noise 0.1 m/s2"
         s.hold(settleMs)
@@ -98,7 +99,7 @@ public enum Scenarios {
 
     /// #4: from `normal`, dwell 20 s at θ = `center` ± `swing` (1 Hz) plus a
     /// ±2° 8 Hz tremor. Marks `dwell-start` and `dwell-end`.
-    public static func dwellOnDiagonal(center: Double = 45, swing: Double = 10, seed: UInt64 = 1) -> Scenario {
+    package static func dwellOnDiagonal(center: Double = 45, swing: Double = 10, seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = "dwell 20 s at theta \(Int(center)) +- \(Int(swing)) (1 Hz) with a 2 deg 8 Hz tremor"
         s.hold(settleMs)
@@ -114,7 +115,7 @@ public enum Scenarios {
 
     /// #5: commit `left-up` (θ → 80°), back to 40° for 5 s, then to 15°.
     /// Marks `at-80`, `at-40` and `at-15` (each at the end of the move).
-    public static func hysteresisBack(seed: UInt64 = 1) -> Scenario {
+    package static func hysteresisBack(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = "to theta 80 (left-up), back to 40 for 5 s, then to 15"
         s.hold(settleMs)
@@ -132,7 +133,7 @@ public enum Scenarios {
 
     /// #6: commit `left-up`, tilt to φ = 88° over 1 s, lie there 60 s with
     /// σ = 0.3 m/s² extra x/y noise (θ effectively random). Marks `flat`.
-    public static func lyingFlat(seed: UInt64 = 1) -> Scenario {
+    package static func lyingFlat(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 90, phi: handTilt), seed: seed)
         s.summary = "left-up, then lying flat (phi 88) for 60 s with 0.3 m/s2 x/y noise"
         s.hold(settleMs)
@@ -146,7 +147,7 @@ public enum Scenarios {
 
     /// #7: in `left-up` at φ = 20°, put down over 400 ms: φ → 85° while θ drifts
     /// 90 → 10; then rest 3 s. Marks `put-down-start` and `put-down-end`.
-    public static func putDown(seed: UInt64 = 1) -> Scenario {
+    package static func putDown(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 90, phi: 20), seed: seed)
         s.summary = "left-up at phi 20, put down over 400 ms (phi -> 85, theta drifts 90 -> 10), rest"
         s.hold(settleMs)
@@ -159,7 +160,7 @@ public enum Scenarios {
 
     /// #8: upright `normal` 1 s, flat on a table 3 s, lifted over 400 ms into
     /// `left-up` at φ = 15°, hold. Marks `flat`, `lift-start`, `lift-end`.
-    public static func pickUp(seed: UInt64 = 1) -> Scenario {
+    package static func pickUp(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = "normal 1 s, flat on a table 3 s, lifted over 400 ms into left-up at phi 15"
         s.hold(1000)
@@ -176,7 +177,7 @@ public enum Scenarios {
     /// #9: `normal` at φ = 72° turned to θ = 90 (beyond left-up's tilt limit), then
     /// `left-up` at φ = 40° committed, leant back to 68° and turned to θ = 0.
     /// Marks `turn-at-72`, `turn-at-68` (turn starts).
-    public static func tiltLimits(seed: UInt64 = 1) -> Scenario {
+    package static func tiltLimits(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = "turn to left-up at phi 72 (beyond its limit), then back to normal at phi 68"
         s.hold(settleMs)
@@ -198,7 +199,7 @@ public enum Scenarios {
     /// #10: `normal`, lie back to φ = −50° (screen facing down), turn to θ = 90,
     /// hold 5 s, then raise slowly to φ = −10°. Marks `turn-start`, `raise-start`,
     /// `raise-end` and `exit-latch` (φ crosses −15°).
-    public static func overheadInBed(seed: UInt64 = 1) -> Scenario {
+    package static func overheadInBed(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = "overhead in bed: phi -50, turn to theta 90 and hold 5 s, then raise to phi -10"
         s.hold(settleMs)
@@ -218,7 +219,7 @@ public enum Scenarios {
 
     /// #11: upright `normal`; a 2 g lateral (x) half-sine jolt of 100 ms, later a
     /// 3 g one of 150 ms. Marks `jolt-1` and `jolt-2` (their starts).
-    public static func jolt(seed: UInt64 = 1) -> Scenario {
+    package static func jolt(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = "normal; lateral jolts of 2 g for 100 ms and 3 g for 150 ms"
         s.hold(5000)
@@ -231,7 +232,7 @@ public enum Scenarios {
 
     /// #12: portrait at φ = 30° for 60 s, walking from 1 s on: 2 Hz ±0.3 g bounce
     /// along world-up, 1 Hz ±0.1 g lateral sway, hand tremor. Marks `walk-start`.
-    public static func walking(seed: UInt64 = 1) -> Scenario {
+    package static func walking(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: 30), seed: seed, noiseSigma: 0.08)
         s.summary = "portrait at phi 30 for 60 s, walking: 2 Hz 0.3 g bounce, 1 Hz 0.1 g sway, tremor"
         s.hold(60_000)
@@ -243,7 +244,7 @@ public enum Scenarios {
     /// #13: upright portrait, shaken at 5 Hz ±1.5 g along x for 3 s, then rest at
     /// θ = `restTheta` (0: portrait; 90: the shake ends in landscape). Marks
     /// `shake-start` and `shake-end`.
-    public static func shaking(restTheta: Double = 0, seed: UInt64 = 1) -> Scenario {
+    package static func shaking(restTheta: Double = 0, seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = restTheta == 0
             ? "portrait, shaken 3 s at 5 Hz 1.5 g along x, then rest in portrait"
@@ -266,7 +267,7 @@ public enum Scenarios {
 
     /// #14: portrait; free fall (|a| ≈ 0.3 m/s²) for 300 ms, a 5 g landing spike
     /// of 30 ms, then rest. Marks `fall-start` and `landing`.
-    public static func freeFall(seed: UInt64 = 1) -> Scenario {
+    package static func freeFall(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = "portrait; free fall for 300 ms, a 5 g landing spike of 30 ms, then rest"
         s.hold(4500)
@@ -282,7 +283,7 @@ public enum Scenarios {
     /// #15: a steady portrait stream with three corrupted samples inserted between
     /// regular ones: the iio-sensor-proxy #220 garbage (203.7, 266.8, 0), a zero
     /// vector and a NaN. Marks `spike`, `zero` and `nan`.
-    public static func corruptedSamples(seed: UInt64 = 1) -> Scenario {
+    package static func corruptedSamples(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = "portrait with inserted garbage (203.7, 266.8, 0), a zero vector and a NaN"
         s.hold(4000)
@@ -297,7 +298,7 @@ public enum Scenarios {
 
     /// #16: portrait, then no samples for 2 s (suspend) while the device is turned,
     /// then samples in `left-up`. Marks `gap-start` and `resume`.
-    public static func sensorGap(seed: UInt64 = 1) -> Scenario {
+    package static func sensorGap(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = "portrait, a 2 s gap (suspend) while turned, then left-up"
         s.hold(2000)
@@ -312,7 +313,7 @@ public enum Scenarios {
 
     /// #18: `normal`, turned θ 0 → 180 through 90 over 400 ms at φ = 10°, hold.
     /// Marks `turn-start` and `turn-end`.
-    public static func upsideDown(seed: UInt64 = 1) -> Scenario {
+    package static func upsideDown(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: handTilt), seed: seed)
         s.summary = "normal, turned 0 -> 180 through 90 over 400 ms, hold upside down"
         s.hold(settleMs)
@@ -326,7 +327,7 @@ public enum Scenarios {
     /// #19: from upright `normal`, tipped end over end about the x axis in 600 ms:
     /// the top edge goes back through face-up and ends pointing down, so the
     /// reading goes (0, −g, 0) → (0, 0, g) → (0, g, 0). Marks `tip-start`, `tip-end`.
-    public static func endOverEnd(seed: UInt64 = 1) -> Scenario {
+    package static func endOverEnd(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 0, phi: 0), seed: seed)
         s.summary = "normal, tipped end over end through face-up in 600 ms, ends bottom-up"
         s.hold(settleMs)
@@ -341,7 +342,7 @@ public enum Scenarios {
 
     /// #20: landscape in a car dock (φ = 20°), 15 Hz ±0.5 g vibration on all axes
     /// for 30 s. Marks `vibration-start`.
-    public static func carDock(seed: UInt64 = 1) -> Scenario {
+    package static func carDock(seed: UInt64 = 1) -> Scenario {
         var s = Scenario(start: Pose(theta: 90, phi: 20), seed: seed)
         s.summary = "landscape in a car dock, 15 Hz 0.5 g vibration on all axes for 30 s"
         s.hold(settleMs)

@@ -1,4 +1,4 @@
-import OrientSense
+import OrientProtocol
 
 /// What the command line asks for.
 enum Invocation: Equatable {

@@ -1,5 +1,5 @@
 import OrientClient
-import OrientSense
+import OrientProtocol
 
 /// Exit codes (sysexits.h) and how client errors map onto them.
 enum ExitStatus {

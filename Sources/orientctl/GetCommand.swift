@@ -1,5 +1,5 @@
 import OrientClient
-import OrientSense
+import OrientProtocol
 
 /// `orientctl get`: the current state, as a summary line or JSON.
 enum GetCommand {

@@ -68,7 +68,8 @@ enum Help {
                 constraint when it exits, and exits with its status (128+N if signal N
                 killed it; 127 if it cannot be found, 126 if it cannot be run).
                 MASK is a comma-separated list of: normal, left-up, bottom-up, right-up,
-                portrait, landscape, all, all-but-upside-down.
+                portrait (the one upright portrait orientation), landscape (both),
+                all-but-upside-down (portrait and landscape), all.
                 SIGINT, SIGTERM and SIGHUP are passed on to COMMAND. If orientctl itself
                 is killed, the daemon drops the constraint when the connection closes.
 

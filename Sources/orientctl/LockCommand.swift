@@ -1,5 +1,5 @@
 import OrientClient
-import OrientSense
+import OrientProtocol
 
 /// `orientctl lock [ORIENTATION|current]`: locks the rotation.
 enum LockCommand {

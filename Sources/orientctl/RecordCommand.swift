@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import OrientClient
-import OrientSense
+import OrientProtocol
 
 /// `orientctl record FILE`: samples to a trace file (SPEC §8), until
 /// SIGINT/SIGTERM or `--duration`.

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import OrientClient
-import OrientSense
+import OrientProtocol
 
 /// `orientctl watch`: the current state, then a line per change, until
 /// SIGINT/SIGTERM (exit 0). Survives daemon restarts (the client reconnects).

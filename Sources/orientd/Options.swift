@@ -1,5 +1,6 @@
 import OrientDaemon
 import OrientSense
+import OrientProtocol
 
 /// The command line of SPEC §9, parsed.
 struct Options {

@@ -11,6 +11,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OrientProtocol
 import OrientSense
 
 /// One step of a replay: the filtered features and the classifier's state after it.

@@ -17,6 +17,7 @@ import Darwin
 #endif
 import OrientSense
 import OrientSynth
+import OrientProtocol
 
 let usage = """
     usage: tracegen [--rate HZ] [--matrix "x1, y1, z1; x2, y2, z2; x3, y3, z3"] [--on-change] [--seed N] NAME OUTFILE

@@ -1,5 +1,5 @@
 import OrientClient
-import OrientSense
+import OrientProtocol
 import Testing
 
 /// Two items in a 320×480 container, the table's fixture.

@@ -1,5 +1,5 @@
 @testable import OrientClient
-import OrientSense
+import OrientProtocol
 import Testing
 
 @Suite("Client lifetime", .timeLimit(.minutes(1)))

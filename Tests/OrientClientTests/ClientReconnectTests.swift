@@ -1,5 +1,5 @@
 @testable import OrientClient
-import OrientSense
+import OrientProtocol
 import Testing
 
 /// Registers a constraint through `connection`, answering ok. The registering
@@ -70,7 +70,7 @@ struct ClientReconnectTests {
         #expect(try await next(states).orientation == .normal)
 
         let registering = Task {
-            let player = try await client.constrain(id: "player", allow: ["landscape"])
+            let player = try await client.constrain(id: "player", allow: [MaskName.landscape])
             let camera = try await client.constrain(id: "camera", allow: [.normal, .bottomUp] as OrientationMask)
             return [player, camera]
         }

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 @testable import OrientClient
-import OrientSense
+import OrientProtocol
 import Testing
 
 @Suite("Requests and replies", .timeLimit(.minutes(1)))

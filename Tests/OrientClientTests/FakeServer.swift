@@ -2,7 +2,7 @@
 import Glibc
 #endif
 @testable import OrientClient
-import OrientSense
+import OrientProtocol
 import Synchronization
 
 /// A test failure with a message.

@@ -1,5 +1,5 @@
 @testable import OrientClient
-import OrientSense
+import OrientProtocol
 import Testing
 
 @Suite("Request encoding")
@@ -55,7 +55,7 @@ struct FormattingTests {
     func summary() {
         let state = StateMessage(
             orientation: .leftUp, physical: .leftUp, tilt: .vertical, rotation: 90, layout: .landscape,
-            axis: .horizontal, allowed: .allButUpsideDown, locked: nil, sensor: .active, tMs: 12)
+            axis: .horizontal, allowed: .allButUpsideDown(natural: .portrait), locked: nil, sensor: .active, tMs: 12)
         #expect(state.summary
             == "left-up (physical left-up, tilt vertical, rotation 90, landscape, allowed normal,left-up,right-up, unlocked, sensor active)")
         var locked = state

@@ -1,5 +1,6 @@
 import Testing
 @testable import OrientSense
+import OrientProtocol
 
 /// SPEC §5: constraints, the rotation lock and the effective orientation.
 @Suite("Arbiter")
@@ -22,10 +23,10 @@ struct ArbiterTests {
         "the allowed set is the intersection of all constraints",
         arguments: [
             ([.all], .all),
-            ([.allButUpsideDown], .allButUpsideDown),
-            ([.all, .allButUpsideDown], .allButUpsideDown),
-            ([.allButUpsideDown, [.normal, .bottomUp]], .normal),
-            ([[.leftUp, .rightUp], .allButUpsideDown, [.leftUp, .bottomUp]], .leftUp),
+            ([.allButUpsideDown(natural: .portrait)], .allButUpsideDown(natural: .portrait)),
+            ([.all, .allButUpsideDown(natural: .portrait)], .allButUpsideDown(natural: .portrait)),
+            ([.allButUpsideDown(natural: .portrait), [.normal, .bottomUp]], .normal),
+            ([[.leftUp, .rightUp], .allButUpsideDown(natural: .portrait), [.leftUp, .bottomUp]], .leftUp),
             ([[.normal, .leftUp, .bottomUp], [.leftUp, .bottomUp, .rightUp]], [.leftUp, .bottomUp]),
             ([.rightUp, .rightUp], .rightUp),
         ] as [([OrientationMask], OrientationMask)]
@@ -38,7 +39,7 @@ struct ArbiterTests {
 
     @Test(
         "with no constraints the allowed set is the default, without a conflict",
-        arguments: [.all, .allButUpsideDown, [.leftUp, .rightUp], .normal] as [OrientationMask]
+        arguments: [.all, .allButUpsideDown(natural: .portrait), [.leftUp, .rightUp], .normal] as [OrientationMask]
     )
     func noConstraintsGiveDefault(defaultAllowed: OrientationMask) {
         let result = resolveFresh(physical: .normal, constraints: [], defaultAllowed: defaultAllowed)
@@ -50,11 +51,11 @@ struct ArbiterTests {
         "conflicting constraints fall back to the default allowed set and report a conflict",
         arguments: [
             (.all, [.normal, .leftUp], .all),
-            (.allButUpsideDown, [.normal, .leftUp], .allButUpsideDown),
-            (.allButUpsideDown, [[.normal, .bottomUp], [.leftUp, .rightUp]], .allButUpsideDown),
+            (.allButUpsideDown(natural: .portrait), [.normal, .leftUp], .allButUpsideDown(natural: .portrait)),
+            (.allButUpsideDown(natural: .portrait), [[.normal, .bottomUp], [.leftUp, .rightUp]], .allButUpsideDown(natural: .portrait)),
             ([.leftUp, .rightUp], [.normal, .bottomUp], [.leftUp, .rightUp]),
             (.all, [[]], .all),
-            (.allButUpsideDown, [.all, []], .allButUpsideDown),
+            (.allButUpsideDown(natural: .portrait), [.all, []], .allButUpsideDown(natural: .portrait)),
         ] as [(OrientationMask, [OrientationMask], OrientationMask)]
     )
     func conflictFallsBackToDefault(
@@ -78,9 +79,9 @@ struct ArbiterTests {
     @Test("a conflict with the default all-but-upside-down keeps a bottom-up device out of bottom-up")
     func conflictWithCustomDefaultExcludesUpsideDown() {
         let result = resolveFresh(
-            physical: .bottomUp, constraints: [.normal, .rightUp], defaultAllowed: .allButUpsideDown)
+            physical: .bottomUp, constraints: [.normal, .rightUp], defaultAllowed: .allButUpsideDown(natural: .portrait))
         #expect(result.conflict)
-        #expect(result.allowed == .allButUpsideDown)
+        #expect(result.allowed == .allButUpsideDown(natural: .portrait))
         #expect(result.orientation == .leftUp)
     }
 
@@ -100,7 +101,7 @@ struct ArbiterTests {
     @Test(
         "a lock holds within the constraints that allow it",
         arguments: [
-            (.leftUp, [.allButUpsideDown], .normal),
+            (.leftUp, [.allButUpsideDown(natural: .portrait)], .normal),
             (.rightUp, [[.leftUp, .rightUp]], .leftUp),
             (.bottomUp, [[.normal, .bottomUp], .all], .normal),
         ] as [(Orientation, [OrientationMask], Orientation)]
@@ -114,8 +115,8 @@ struct ArbiterTests {
         "a lock the constraints exclude loses to them",
         arguments: [
             // lock, constraints, physical, effective
-            (.bottomUp, [.allButUpsideDown], .leftUp, .leftUp),
-            (.bottomUp, [.allButUpsideDown], .bottomUp, .leftUp),
+            (.bottomUp, [.allButUpsideDown(natural: .portrait)], .leftUp, .leftUp),
+            (.bottomUp, [.allButUpsideDown(natural: .portrait)], .bottomUp, .leftUp),
             (.leftUp, [[.normal, .bottomUp]], .leftUp, .normal),
             (.leftUp, [[.normal, .bottomUp]], .bottomUp, .bottomUp),
             (.normal, [[.leftUp, .rightUp]], .normal, .leftUp),
@@ -135,7 +136,7 @@ struct ArbiterTests {
     func conflictDefaultBeatsLock() {
         let result = resolveFresh(
             physical: .rightUp, constraints: [.normal, .leftUp], lock: .bottomUp,
-            defaultAllowed: .allButUpsideDown)
+            defaultAllowed: .allButUpsideDown(natural: .portrait))
         #expect(result.conflict)
         #expect(result.orientation == .rightUp)
     }
@@ -143,7 +144,7 @@ struct ArbiterTests {
     @Test("the lock takes over again once the constraint excluding it is released")
     func lockReturnsAfterRelease() {
         var arbiter = Arbiter(natural: .portrait)
-        let excluded = arbiter.resolve(physical: .normal, constraints: [.allButUpsideDown], lock: .bottomUp)
+        let excluded = arbiter.resolve(physical: .normal, constraints: [.allButUpsideDown(natural: .portrait)], lock: .bottomUp)
         #expect(excluded.orientation == .normal)
         let released = arbiter.resolve(physical: .normal, constraints: [], lock: .bottomUp)
         #expect(released.orientation == .bottomUp)
@@ -202,7 +203,7 @@ struct ArbiterTests {
             (.bottomUp, [.normal, .leftUp], .leftUp),
             (.bottomUp, [.normal, .rightUp], .rightUp),
             (.bottomUp, [.normal], .normal),
-            (.bottomUp, .allButUpsideDown, .leftUp),
+            (.bottomUp, .allButUpsideDown(natural: .portrait), .leftUp),
             (.normal, [.bottomUp, .rightUp], .rightUp),
             (.normal, [.bottomUp], .bottomUp),
             (.leftUp, [.rightUp, .bottomUp], .bottomUp),
@@ -229,7 +230,7 @@ struct ArbiterTests {
         "the current effective orientation is kept while still allowed",
         arguments: [
             // current, physical, constraint, effective
-            (.rightUp, .bottomUp, .allButUpsideDown, .rightUp),
+            (.rightUp, .bottomUp, .allButUpsideDown(natural: .portrait), .rightUp),
             (.normal, .leftUp, [.normal, .rightUp], .normal),
             (.bottomUp, .normal, [.bottomUp, .leftUp], .bottomUp),
             (.leftUp, .normal, [.leftUp, .rightUp], .leftUp),
@@ -258,7 +259,7 @@ struct ArbiterTests {
     @Test("a device turned into a disallowed orientation and back follows it back")
     func followsPhysicalBackIntoAllowed() {
         var arbiter = Arbiter(natural: .portrait)
-        let constraints: [OrientationMask] = [.allButUpsideDown]
+        let constraints: [OrientationMask] = [.allButUpsideDown(natural: .portrait)]
         #expect(arbiter.resolve(physical: .leftUp, constraints: constraints, lock: nil).orientation == .leftUp)
         #expect(arbiter.resolve(physical: .bottomUp, constraints: constraints, lock: nil).orientation == .leftUp)
         #expect(arbiter.resolve(physical: .rightUp, constraints: constraints, lock: nil).orientation == .rightUp)
@@ -268,7 +269,7 @@ struct ArbiterTests {
         "an undefined physical orientation gives the first allowed in preference order",
         arguments: [
             (.all, .normal),
-            (.allButUpsideDown, .normal),
+            (.allButUpsideDown(natural: .portrait), .normal),
             ([.leftUp, .rightUp], .leftUp),
             ([.bottomUp, .rightUp], .rightUp),
             ([.leftUp, .bottomUp], .leftUp),
@@ -287,7 +288,7 @@ struct ArbiterTests {
         var arbiter = Arbiter(natural: .portrait)
         _ = arbiter.resolve(physical: .rightUp, constraints: [], lock: nil)
         #expect(arbiter.resolve(physical: .undefined, constraints: [], lock: nil).orientation == .rightUp)
-        let excluded = arbiter.resolve(physical: .undefined, constraints: [.allButUpsideDown], lock: nil)
+        let excluded = arbiter.resolve(physical: .undefined, constraints: [.allButUpsideDown(natural: .portrait)], lock: nil)
         #expect(excluded.orientation == .rightUp)
         let moved = arbiter.resolve(physical: .undefined, constraints: [[.bottomUp, .leftUp]], lock: nil)
         #expect(moved.orientation == .leftUp)
@@ -358,9 +359,9 @@ struct ArbiterTests {
     func defaultChangeAppliesNextResolve() {
         var arbiter = Arbiter(natural: .portrait)
         #expect(arbiter.resolve(physical: .bottomUp, constraints: [], lock: nil).orientation == .bottomUp)
-        arbiter.defaultAllowed = .allButUpsideDown
+        arbiter.defaultAllowed = .allButUpsideDown(natural: .portrait)
         let result = arbiter.resolve(physical: .bottomUp, constraints: [], lock: nil)
-        #expect(result.allowed == .allButUpsideDown)
+        #expect(result.allowed == .allButUpsideDown(natural: .portrait))
         #expect(result.orientation == .leftUp)
     }
 
@@ -368,9 +369,9 @@ struct ArbiterTests {
         "portrait and landscape mask names resolve against the natural geometry through the arbiter",
         arguments: [
             // name, natural, allowed, effective for a physical normal device
-            ("portrait", .portrait, [.normal, .bottomUp], .normal),
+            ("portrait", .portrait, [.normal], .normal),
             ("landscape", .portrait, [.leftUp, .rightUp], .leftUp),
-            ("portrait", .landscape, [.leftUp, .rightUp], .leftUp),
+            ("portrait", .landscape, [.rightUp], .rightUp),
             ("landscape", .landscape, [.normal, .bottomUp], .normal),
         ] as [(String, NaturalGeometry, OrientationMask, Orientation)]
     )

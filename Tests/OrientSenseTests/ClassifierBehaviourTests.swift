@@ -2,6 +2,7 @@ import OrientSynth
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// SPEC §4 "Must hold": each behaviour is its own test, on synthetic trajectories
 /// from OrientSynth (research/classifier.md §6.3), checking the exact sequence of

@@ -2,6 +2,7 @@ import OrientSynth
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// The classifier as a state machine (SPEC §4, research/classifier.md §5.6–5.7):
 /// deadlines, hold-offs, reset, re-initialisation, applied-orientation feedback,

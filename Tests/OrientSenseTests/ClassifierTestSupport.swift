@@ -2,6 +2,7 @@ import OrientSynth
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// One orientation change the classifier committed.
 struct Change: Equatable, CustomStringConvertible {

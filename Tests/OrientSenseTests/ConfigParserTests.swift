@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 // MARK: Helpers
 
@@ -111,6 +112,7 @@ private let everyKey: [KeyCase] = [
     KeyCase("classifier", "tilt-settle", "200") { $0.classifier.tiltSettleMs = 200 },
     KeyCase("orientation", "natural", "landscape") { $0.natural = .fixed(.landscape) },
     KeyCase("orientation", "default-allowed", "landscape, normal") { $0.defaultAllowed = ["landscape", "normal"] },
+    KeyCase("orientation", "portrait-on-landscape", "left-up") { $0.portraitOnLandscape = .leftUp },
     KeyCase("sensor", "device", "iio:device1") { $0.device = "iio:device1" },
     KeyCase("sensor", "mount-matrix", "0, 1, 0; -1, 0, 0; 0, 0, 1") {
         $0.mountMatrix = try? MountMatrix(rows: Vector3(0, 1, 0), Vector3(-1, 0, 0), Vector3(0, 0, 1))
@@ -248,6 +250,7 @@ struct ConfigParserTests {
         "every enumerated value is accepted",
         arguments: [
             ("orientation", "natural", "auto"), ("orientation", "natural", "portrait"),
+            ("orientation", "portrait-on-landscape", "right-up"),
             ("daemon", "lock-permission", "anyone"), ("daemon", "lock-permission", "root"),
             ("daemon", "log-level", "error"), ("daemon", "log-level", "warning"),
             ("daemon", "log-level", "info"), ("classifier", "z-sign", "+1"), ("classifier", "z-sign", "-1.0"),
@@ -285,11 +288,16 @@ struct ConfigParserTests {
     @Test("default-allowed resolves portrait and landscape against the natural geometry")
     func defaultAllowedResolves() throws {
         let config = try parseConfig("[orientation]\ndefault-allowed = portrait\n").config
-        #expect(config.defaultAllowedMask(natural: .portrait) == [.normal, .bottomUp])
-        #expect(config.defaultAllowedMask(natural: .landscape) == [.leftUp, .rightUp])
+        #expect(config.defaultAllowedMask(natural: .portrait) == .normal)
+        #expect(config.defaultAllowedMask(natural: .landscape) == .rightUp, "right-up unless portrait-on-landscape says otherwise")
+        let leftUp = try parseConfig("[orientation]\ndefault-allowed = portrait\nportrait-on-landscape = left-up\n").config
+        #expect(leftUp.portraitOnLandscape == .leftUp)
+        #expect(leftUp.defaultAllowedMask(natural: .landscape) == .leftUp)
+        #expect(leftUp.defaultAllowedMask(natural: .portrait) == .normal, "a portrait-native panel's portrait is normal")
+        #expect(try leftUp.mask(names: ["all-but-upside-down"], natural: .landscape) == [.normal, .leftUp, .bottomUp])
         let list = try parseConfig("[orientation]\ndefault-allowed = normal,left-up , all-but-upside-down\n").config
         #expect(list.defaultAllowed == ["normal", "left-up", "all-but-upside-down"])
-        #expect(list.defaultAllowedMask(natural: .portrait) == .allButUpsideDown)
+        #expect(list.defaultAllowedMask(natural: .portrait) == .allButUpsideDown(natural: .portrait))
         var bogus = DaemonConfig()
         bogus.defaultAllowed = ["sideways"]
         #expect(bogus.defaultAllowedMask(natural: .portrait) == .all)

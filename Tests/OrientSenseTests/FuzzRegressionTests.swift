@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// Inputs the fuzzers in FuzzTesting/ found, kept exactly as found (one test per
 /// finding, the input inline), so a finding stays fixed without running libFuzzer.

@@ -2,6 +2,7 @@ import OrientSynth
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// A glance or a wobble never rotates; a wrong z sign never holds the
 /// orientation (docs/classifier.md, "Glances" and "The z sign").

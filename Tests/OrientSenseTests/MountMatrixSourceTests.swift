@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// The texts found on a device, nil where a source is absent.
 struct MountMatrixTexts: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// Every distinct `ACCEL_MOUNT_MATRIX` in systemd's hwdb, read from the installed
 /// Debian `udev` package (not copied into the repository).

@@ -2,6 +2,7 @@ import OrientSynth
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// The pure pipeline: mount matrix → classifier → arbiter → published state
 /// (SPEC §3, §5, §7), driven the way the daemon drives it.
@@ -179,9 +180,9 @@ struct OrientationEngineTests {
 
         let portrait = OrientationMask.portrait(natural: .portrait)
         let state = try Self.changed(engine.setConstraints([portrait], atMs: 5000))
-        #expect(state.orientation == .normal, "left-up is excluded; normal and bottom-up are equally near, normal wins")
+        #expect(state.orientation == .normal, "left-up is excluded; normal is the one portrait orientation")
         #expect(state.physical == .leftUp)
-        #expect(state.allowed == [.normal, .bottomUp])
+        #expect(state.allowed == [.normal])
         #expect(state.rotation == 0)
         #expect(state.layout == .portrait)
         #expect(state.tMs == 5000)
@@ -208,9 +209,9 @@ struct OrientationEngineTests {
         var engine = Self.engineAtLeftUp()
         let before = engine.state
         #expect(engine.setConstraints([.all], atMs: 5000) == nil, "all allows what no constraint allows")
-        #expect(engine.setConstraints([.allButUpsideDown], atMs: 5001) != nil, "the allowed set changed")
-        #expect(engine.setConstraints([.allButUpsideDown], atMs: 5002) == nil, "the same constraint again")
-        #expect(engine.setConstraints([.allButUpsideDown, .all], atMs: 5003) == nil, "the same intersection")
+        #expect(engine.setConstraints([.allButUpsideDown(natural: .portrait)], atMs: 5001) != nil, "the allowed set changed")
+        #expect(engine.setConstraints([.allButUpsideDown(natural: .portrait)], atMs: 5002) == nil, "the same constraint again")
+        #expect(engine.setConstraints([.allButUpsideDown(natural: .portrait), .all], atMs: 5003) == nil, "the same intersection")
         #expect(engine.state.tMs == 5001, "an unchanged state keeps its time")
         #expect(engine.state.orientation == before.orientation)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// Real recordings in traces/recorded (see its README): replayed with z as
 /// recorded and with z negated, with the sign assumed as `z-sign = auto` does.

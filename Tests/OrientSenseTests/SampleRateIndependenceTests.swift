@@ -2,6 +2,7 @@ import OrientSynth
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// SPEC §4: the same trajectory sampled at 5, 20 and 100 Hz gives the same events,
 /// with commit times that agree within one sample period plus 20 ms (plus the

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OrientSense
+import OrientProtocol
 
 /// Upright, normal: (0, −g, 0) in the panel frame.
 private let upright = Vector3(0, -9.80665, 0)

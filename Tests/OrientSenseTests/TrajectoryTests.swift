@@ -1,6 +1,7 @@
 import Testing
 import OrientSense
 @testable import OrientSynth
+import OrientProtocol
 
 /// The synthetic trajectory generator (research/classifier.md §6.1) that feeds the
 /// classifier tests and writes traces/.

@@ -6,6 +6,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import OrientProtocol
 
 /// The OrientClient library against the real daemon (issue 3 item 5): requests,
 /// the state stream, constraint handles, reconnection after a restart, and the

@@ -5,6 +5,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import OrientProtocol
 
 /// `orientctl` end to end: the real tool against the real daemon on a temporary
 /// socket (SPEC §9, issue 3 item 6). Every wait polls its condition with a deadline.

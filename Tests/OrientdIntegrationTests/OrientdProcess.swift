@@ -4,6 +4,7 @@ import OrientSense
 #if canImport(Glibc)
 import Glibc
 #endif
+import OrientProtocol
 
 /// Where the package and the built daemon are.
 ///

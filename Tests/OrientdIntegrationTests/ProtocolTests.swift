@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import OrientProtocol
 
 /// The socket protocol (SPEC §5, §7, §12) spoken to the real daemon over a real
 /// Unix socket. Without `--mock` the daemon publishes sensor `absent` and never
@@ -158,6 +159,22 @@ struct ProtocolTests {
         #expect(try client.request(#"{"op":"get"}"#).allowed == ["left-up", "right-up"])
         #expect(try client.request(#"{"op":"constrain","id":"player","allow":["all-but-upside-down"]}"#).type == "ok")
         #expect(try client.request(#"{"op":"get"}"#).allowed == ["normal", "left-up", "right-up"])
+        try daemon.stopCleanly()
+    }
+
+    @Test(
+        "on a landscape-native panel portrait is right-up, or what portrait-on-landscape names, and all-but-upside-down leaves out its opposite",
+        arguments: [("", "right-up", "left-up"), ("portrait-on-landscape = left-up\n", "left-up", "right-up")])
+    func masksOnLandscapePanel(setting: String, portrait: String, upsideDown: String) throws {
+        let daemon = try DaemonHarness(config: "[orientation]\nnatural = landscape\n" + setting)
+        let client = try daemon.connect()
+        #expect(try client.request(#"{"op":"constrain","id":"reader","allow":["portrait"]}"#).type == "ok")
+        #expect(try client.request(#"{"op":"get"}"#).allowed == [portrait])
+        #expect(try client.request(#"{"op":"constrain","id":"reader","allow":["landscape"]}"#).type == "ok")
+        #expect(try client.request(#"{"op":"get"}"#).allowed == ["normal", "bottom-up"])
+        #expect(try client.request(#"{"op":"constrain","id":"reader","allow":["all-but-upside-down"]}"#).type == "ok")
+        let allowed = try client.request(#"{"op":"get"}"#).allowed
+        #expect(allowed == ["normal", "left-up", "bottom-up", "right-up"].filter { $0 != upsideDown })
         try daemon.stopCleanly()
     }
 

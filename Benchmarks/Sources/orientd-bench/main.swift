@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OrientProtocol
 import OrientSense
 
 func nowNs() -> UInt64 {

@@ -9,6 +9,7 @@
 // - an error names the file, a line from 0 (none) to the file's line count, a
 //   message; every warning starts with `file:line:`.
 import FuzzSupport
+import OrientProtocol
 import OrientSense
 
 let fileName = "fuzz.conf"
@@ -99,6 +100,7 @@ func written(_ config: DaemonConfig) -> String {
         "tilt-hysteresis": number(c.tiltHysteresisDeg),
         "tilt-settle": number(c.tiltSettleMs),
         "default-allowed": config.defaultAllowed.joined(separator: ", "),
+        "portrait-on-landscape": config.portraitOnLandscape.rawValue,
         "device": config.device ?? "",
         "mount-matrix": config.mountMatrix?.description ?? "",
         "still-interval": number(config.sampling.stillIntervalMs),

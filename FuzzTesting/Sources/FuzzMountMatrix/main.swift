@@ -11,7 +11,7 @@
 //   orthonormal, keeps the reading's magnitude (for matrices of sane magnitude);
 // - an error's column lies within the text (or one past its end).
 import FuzzSupport
-import OrientSense
+import OrientProtocol
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMountMatrix(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

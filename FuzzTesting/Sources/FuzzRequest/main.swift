@@ -11,7 +11,7 @@
 // - a parsed JSON value re-encodes to text that parses to the same value, and a
 //   JSON error's offset lies within the input.
 import FuzzSupport
-import OrientSense
+import OrientProtocol
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -155,14 +155,14 @@ func encode(_ message: ServerMessage) -> String {
     switch message {
     case .hello(let version, let proto):
         // Exact digits for `protocol`, as for `seq`.
-        return "{\"type\":\"hello\",\"server\":\"orientd\",\"version\":" + jsonQuoted(version)
+        return "{\"type\":\"hello\",\"server\":\"orientd\",\"version\":" + JSONValue.string(version).json()
             + ",\"protocol\":\(proto)}"
     case .state(let state, let seq):
         return state.json(seq: seq)
     case .ok(let seq, let fields):
         var text = "{\"type\":\"ok\""
         if let seq { text += ",\"seq\":\(seq)" }
-        for member in fields { text += "," + jsonQuoted(member.key) + ":" + member.value.json() }
+        for member in fields { text += "," + JSONValue.string(member.key).json() + ":" + member.value.json() }
         return text + "}"
     case .error(let error):
         return error.json()

@@ -8,7 +8,7 @@
 // - an error names the file, a line from 1 to the file's line count + 1 and a
 //   column from 1 to that line's length + 1, and has a message.
 import FuzzSupport
-import OrientSense
+import OrientProtocol
 
 let fileName = "fuzz.trace"
 

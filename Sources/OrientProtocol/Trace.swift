@@ -16,6 +16,7 @@ public struct Trace: Sendable, Equatable {
     /// Samples, times non-decreasing, vectors in m/s² in the sensor frame.
     public var samples: [Sample]
 
+    /// A trace; every field defaults to what a file without that header means.
     public init(
         version: Int = 1, mountMatrix: MountMatrix = .identity, rateHz: Double? = nil,
         onChange: Bool = false, description: String? = nil,
@@ -30,6 +31,7 @@ public struct Trace: Sendable, Equatable {
         self.samples = samples
     }
 
+    /// Equal when every header, extra headers in order, and every sample are.
     public static func == (a: Trace, b: Trace) -> Bool {
         a.version == b.version && a.mountMatrix == b.mountMatrix && a.rateHz == b.rateHz
             && a.onChange == b.onChange && a.description == b.description

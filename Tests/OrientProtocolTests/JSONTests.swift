@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrientSense
+@testable import OrientProtocol
 
 private func parse(_ text: String, maxDepth: Int = 32) throws(JSONError) -> JSONValue {
     try JSONParser.parse(Array(text.utf8), maxDepth: maxDepth)

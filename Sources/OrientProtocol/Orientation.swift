@@ -5,17 +5,22 @@
 /// `left-up` has its left edge up, `bottom-up` is upside down, `right-up` has its
 /// right edge up. `undefined` exists only before the first classification.
 public enum Orientation: String, Sendable, Hashable, CaseIterable, Codable {
+    /// No classification yet (only before the first one after start).
     case undefined
+    /// The panel's natural way up.
     case normal
+    /// The left edge up (a quarter turn counter-clockwise from `normal`).
     case leftUp = "left-up"
+    /// Upside down.
     case bottomUp = "bottom-up"
+    /// The right edge up (a quarter turn clockwise from `normal`).
     case rightUp = "right-up"
 
     /// The four real orientations, in quarter turns counter-clockwise from `normal`.
     public static let cardinal: [Orientation] = [.normal, .leftUp, .bottomUp, .rightUp]
 
     /// The tie-break order of SPEC §5: normal > left-up > right-up > bottom-up.
-    public static let preference: [Orientation] = [.normal, .leftUp, .rightUp, .bottomUp]
+    package static let preference: [Orientation] = [.normal, .leftUp, .rightUp, .bottomUp]
 
     /// Quarter turns counter-clockwise from `normal` (0...3), or nil for `undefined`.
     @inlinable
@@ -62,11 +67,17 @@ public enum Orientation: String, Sendable, Hashable, CaseIterable, Codable {
 /// How the device is tilted out of the vertical, published beside the
 /// orientation and never changing it (iio-sensor-proxy's `AccelerometerTilt`).
 public enum Tilt: String, Sendable, Hashable, CaseIterable, Codable {
+    /// No reading yet.
     case undefined
+    /// Held upright, within `tilted` degrees of the vertical.
     case vertical
+    /// The screen turned towards the sky by more than `tilted` degrees.
     case tiltedUp = "tilted-up"
+    /// The screen turned towards the ground by more than `tilted` degrees.
     case tiltedDown = "tilted-down"
+    /// Lying screen to the sky (at least `face` degrees).
     case faceUp = "face-up"
+    /// Lying screen to the ground.
     case faceDown = "face-down"
 }
 
@@ -80,7 +91,9 @@ public enum NaturalGeometry: String, Sendable, Hashable, CaseIterable {
 
 /// The shape of the screen as shown, and the stack axis that goes with it.
 public enum Layout: String, Sendable, Hashable, CaseIterable {
+    /// Taller than wide.
     case portrait
+    /// Wider than tall.
     case landscape
 
     /// The layout of `orientation` on a panel of `geometry`; `undefined` counts as `normal`.
@@ -98,6 +111,8 @@ public enum Layout: String, Sendable, Hashable, CaseIterable {
 
 /// The axis an orientation-adaptive stack lays out along.
 public enum Axis: String, Sendable, Hashable, CaseIterable {
+    /// Top to bottom (a portrait layout).
     case vertical
+    /// Leading to trailing (a landscape layout).
     case horizontal
 }

@@ -1,18 +1,18 @@
 /// What is wrong with a run of bytes that should be one line of UTF-8 text.
-enum TextProblem: Equatable {
+package enum TextProblem: Equatable {
     /// A control character other than tab (C0, DEL or C1), at a byte offset.
     case controlCharacter(offset: Int, scalar: UInt32)
     /// Bytes that are not UTF-8, starting at this byte offset.
     case invalidUTF8(offset: Int)
 
     /// `U+0007`-style name of a scalar, for messages.
-    static func scalarName(_ value: UInt32) -> String {
+    package static func scalarName(_ value: UInt32) -> String {
         let hex = String(value, radix: 16, uppercase: true)
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
     /// `0x0F`-style name of a byte, for messages.
-    static func byteName(_ value: UInt8) -> String {
+    package static func byteName(_ value: UInt8) -> String {
         let hex = String(value, radix: 16, uppercase: true)
         return "0x" + (hex.count < 2 ? "0" + hex : hex)
     }
@@ -23,7 +23,7 @@ enum TextProblem: Equatable {
 ///
 /// `truncatedTail` accepts a multi-byte sequence cut off by `end` (the caller
 /// stopped reading mid-line). Returns the first problem, or nil.
-func firstTextProblem(in buf: some RandomAccessCollection<UInt8>, from start: Int, to end: Int, truncatedTail: Bool = false) -> TextProblem? {
+package func firstTextProblem(in buf: some RandomAccessCollection<UInt8>, from start: Int, to end: Int, truncatedTail: Bool = false) -> TextProblem? {
     let base = buf.startIndex
     func byte(_ i: Int) -> UInt8 { buf[buf.index(base, offsetBy: i)] }
     var k = start

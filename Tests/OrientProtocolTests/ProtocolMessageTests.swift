@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrientSense
+@testable import OrientProtocol
 
 private func decode(_ line: String) -> Result<RequestLine, ProtocolError> {
     RequestDecoder.decode(Array(line.utf8))
@@ -262,7 +262,7 @@ struct ProtocolMessageReplyTests {
 
 @Suite("Protocol state messages")
 struct ProtocolMessageStateTests {
-    static let masks: [OrientationMask] = [.all, .allButUpsideDown, [.normal], [.leftUp, .rightUp], [.bottomUp], []]
+    static let masks: [OrientationMask] = [.all, .allButUpsideDown(natural: .portrait), [.normal], [.leftUp, .rightUp], [.bottomUp], []]
 
     @Test("StateMessage.json decodes back equal for a grid of states", arguments: Orientation.allCases)
     func stateGrid(orientation: Orientation) throws {
@@ -303,7 +303,7 @@ struct ProtocolMessageStateTests {
         let line = #"{"type":"state","orientation":"left-up","physical":"left-up","tilt":"vertical","rotation":90,"layout":"landscape","axis":"horizontal","allowed":["normal","left-up","right-up"],"locked":null,"sensor":"active","t_ms":1234.5}"#
         let expected = StateMessage(
             orientation: .leftUp, physical: .leftUp, tilt: .vertical, rotation: 90, layout: .landscape,
-            axis: .horizontal, allowed: .allButUpsideDown, locked: nil, sensor: .active, tMs: 1234.5)
+            axis: .horizontal, allowed: .allButUpsideDown(natural: .portrait), locked: nil, sensor: .active, tMs: 1234.5)
         #expect(try StateMessage(jsonLine: Array(line.utf8)) == expected)
         #expect(expected.json() == line)
     }

@@ -3,21 +3,21 @@
 ///
 /// Swift's `Double(String)` is already locale-independent, but it also accepts
 /// hex floats, `nan` and `inf`; the formats here do not.
-public enum DecimalNumber {
+package enum DecimalNumber {
     /// Parses `bytes` as a decimal number; nil if it is not one or is not finite.
-    public static func parse(_ bytes: some Collection<UInt8>) -> Double? {
+    package static func parse(_ bytes: some Collection<UInt8>) -> Double? {
         guard isDecimal(bytes) else { return nil }
         guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
         return value
     }
 
     /// Parses a string as a decimal number; nil if it is not one or is not finite.
-    public static func parse(_ text: some StringProtocol) -> Double? {
+    package static func parse(_ text: some StringProtocol) -> Double? {
         parse(Array(text.utf8))
     }
 
     /// Whether `bytes` follow the decimal grammar (no check of the magnitude).
-    public static func isDecimal(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func isDecimal(_ bytes: some Collection<UInt8>) -> Bool {
         var it = bytes.makeIterator()
         var c = it.next()
         if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { c = it.next() }

@@ -10,11 +10,13 @@ public struct Sample: Sendable, Hashable {
     /// Acceleration in m/s².
     public var vector: Vector3
 
+    /// A reading at `tMs` milliseconds of `vector` in m/s².
     public init(tMs: Double, vector: Vector3) {
         self.tMs = tMs
         self.vector = vector
     }
 
+    /// A reading at `tMs` milliseconds of (`x`, `y`, `z`) in m/s².
     public init(tMs: Double, x: Double, y: Double, z: Double) {
         self.init(tMs: tMs, vector: Vector3(x, y, z))
     }

@@ -109,9 +109,7 @@ public enum RequestDecoder {
     /// The ops, in the SPEC's order.
     public static let ops = ["get", "subscribe", "unsubscribe", "constrain", "release", "lock", "unlock", "samples"]
     /// The names an `allow` list may hold.
-    public static let maskNames = [
-        "normal", "left-up", "bottom-up", "right-up", "portrait", "landscape", "all", "all-but-upside-down",
-    ]
+    public static let maskNames = MaskName.allCases.map(\.rawValue)
 
     /// Decodes `line`, given without its newline (a trailing `\r` is tolerated).
     /// Does not check the line length: the reader enforces the limit.

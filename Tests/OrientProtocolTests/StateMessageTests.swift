@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OrientSense
+@testable import OrientProtocol
 
 /// SPEC §7: the `state` message, byte for byte, and the millisecond formatting
 /// its `t_ms` uses.
@@ -10,7 +10,7 @@ struct StateMessageTests {
     /// The state of the SPEC §7 example.
     static let specExample = StateMessage(
         orientation: .leftUp, physical: .leftUp, tilt: .vertical, rotation: 90, layout: .landscape,
-        axis: .horizontal, allowed: .allButUpsideDown, locked: nil, sensor: .active, tMs: 1234.5)
+        axis: .horizontal, allowed: .allButUpsideDown(natural: .portrait), locked: nil, sensor: .active, tMs: 1234.5)
 
     /// The SPEC §7 example line, verbatim.
     static let specLine =

@@ -131,7 +131,7 @@ func shownInMessage(_ s: String, to limit: Int = 64) -> String {
 ///
 /// Escapes `"` and `\`, and every control character (U+0000…U+001F and U+007F)
 /// as `\u00XX`; everything else, including non-ASCII, is kept as UTF-8.
-public func jsonQuoted(_ s: String) -> String {
+package func jsonQuoted(_ s: String) -> String {
     let utf8 = s.utf8
     if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
         return "\"" + s + "\""
@@ -157,7 +157,7 @@ public func jsonQuoted(_ s: String) -> String {
 /// `d` as a JSON number: integers without a fraction (`20`, not `20.0`), other
 /// values in the shortest form that reads back exactly, `-0` as `0`. JSON has no
 /// NaN or infinity, so a non-finite value gives `null`.
-public func jsonNumber(_ d: Double) -> String {
+package func jsonNumber(_ d: Double) -> String {
     guard d.isFinite else { return "null" }
     if d == 0 { return "0" }
     if d.rounded(.towardZero) == d, d >= -0x1p63, d < 0x1p63 { return String(Int64(d)) }

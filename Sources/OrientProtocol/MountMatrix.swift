@@ -30,10 +30,12 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     public static let identity = MountMatrix(
         validatedRows: (Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)), warnings: [])
 
+    /// Equal when the rows are (warnings do not count).
     public static func == (a: MountMatrix, b: MountMatrix) -> Bool {
         a.rows.0 == b.rows.0 && a.rows.1 == b.rows.1 && a.rows.2 == b.rows.2
     }
 
+    /// Hashes the rows, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         for row in [rows.0, rows.1, rows.2] {
             hasher.combine(row.x); hasher.combine(row.y); hasher.combine(row.z)
@@ -183,14 +185,16 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
 public struct MountMatrixError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 1-based column in the matrix text where the problem is.
     public var column: Int
+    /// What is wrong, for a person.
     public var message: String
+    /// `column N: message`.
     public var description: String { "column \(column): \(message)" }
 }
 
 @usableFromInline
-func length(_ v: Vector3) -> Double { (v * v).sum().squareRoot() }
+package func length(_ v: Vector3) -> Double { (v * v).sum().squareRoot() }
 
-func cross(_ a: Vector3, _ b: Vector3) -> Vector3 {
+package func cross(_ a: Vector3, _ b: Vector3) -> Vector3 {
     Vector3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
 
@@ -199,7 +203,7 @@ private func format(_ v: Vector3) -> String {
 }
 
 /// Formats a number the short way: integers without a fraction, `-0` as `0`.
-func formatNumber(_ value: Double) -> String {
+package func formatNumber(_ value: Double) -> String {
     if value == 0 { return "0" }
     if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
     return String(value)

@@ -16,19 +16,24 @@ public struct StateMessage: Sendable, Equatable {
     public var orientation: Orientation
     /// The physical orientation from the classifier (`undefined` before the first).
     public var physical: Orientation
+    /// How far the device leans out of the vertical (never changes `orientation`).
     public var tilt: Tilt
     /// Degrees counter-clockwise the content must turn (wl_output convention).
     public var rotation: Int
+    /// The shape of the screen as shown: `orientation` on the panel's natural geometry.
     public var layout: Layout
+    /// The axis to stack content along: `vertical` in a portrait layout, `horizontal` in landscape.
     public var axis: Axis
     /// The allowed set after constraints, in quarter-turn order.
     public var allowed: OrientationMask
     /// The user's rotation lock, nil when unlocked.
     public var locked: Orientation?
+    /// Whether and how the daemon is reading a sensor.
     public var sensor: SensorStatus
     /// Sensor clock, ms (trace time in mock mode, CLOCK_MONOTONIC otherwise).
     public var tMs: Double
 
+    /// A state with every field given (the daemon computes them; tests and fake servers build them).
     public init(
         orientation: Orientation, physical: Orientation, tilt: Tilt, rotation: Int, layout: Layout,
         axis: Axis, allowed: OrientationMask, locked: Orientation?, sensor: SensorStatus, tMs: Double
@@ -72,7 +77,7 @@ public struct StateMessage: Sendable, Equatable {
 }
 
 /// Milliseconds for JSON: at most three decimals, no trailing zeros, integers bare.
-public func formatMilliseconds(_ value: Double) -> String {
+package func formatMilliseconds(_ value: Double) -> String {
     guard value.isFinite else { return "0" }
     let micro = (value * 1000).rounded()
     if abs(micro) >= 9e15 { return formatNumber(value.rounded()) }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrientSense
+@testable import OrientProtocol
 
 // MARK: Helpers
 

@@ -44,16 +44,23 @@ extension Trace {
         }
         out += "t_ms,x,y,z\n"
         for sample in samples {
-            out += traceNumberText(sample.tMs)
-            out += ","
-            out += traceNumberText(sample.vector.x)
-            out += ","
-            out += traceNumberText(sample.vector.y)
-            out += ","
-            out += traceNumberText(sample.vector.z)
-            out += "\n"
+            out += sample.traceLine
         }
         return out
+    }
+}
+
+extension Sample {
+    /// The sample as a trace line with its newline: `t_ms,x,y,z`, numbers written
+    /// as `Trace.serialized()` writes them. A recorder writes the header from
+    /// `serialized()` of a trace without samples, then one of these per sample.
+    ///
+    /// ```swift
+    /// Sample(tMs: 50, x: 0, y: -9.81, z: 0.2).traceLine  // "50,0,-9.81,0.2\n"
+    /// ```
+    public var traceLine: String {
+        traceNumberText(tMs) + "," + traceNumberText(vector.x) + "," + traceNumberText(vector.y) + ","
+            + traceNumberText(vector.z) + "\n"
     }
 }
 

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrientSense
+@testable import OrientProtocol
 
 /// The strict decimal grammar of the text formats (traces, mount matrices,
 /// config, sysfs): `[+-]digits[.digits][e[+-]digits]`, finite, nothing else.
