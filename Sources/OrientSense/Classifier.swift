@@ -134,6 +134,8 @@ public struct Classifier: Sendable {
     private var steadyMemo = CandidateMemo()
     private var rawMemo = CandidateMemo()
     private var restCone = RestCone()
+    /// Whether this evaluation's steady candidate came from the rest cone alone.
+    private var restConeHeld = false
 
     /// What a plot of a replay shows beside the published state: the raw
     /// readings' candidate and since when, the filtered path's candidate, the
@@ -336,9 +338,24 @@ public struct Classifier: Sendable {
             holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
         }
 
-        // The glance hold: since when every raw reading has proposed the same candidate.
+        // Steady path: the raw readings of the current run agree and sit near g.
+        steadyCandidate = nil
+        var steadyAtCurrent = false
+        steadyNow = false
+        restConeHeld = false
+        if steady.isSteady(
+            atMs: t, windowMs: config.steadyWindowMs, angle: limits.steadyAngle, cosAngle: limits.cosSteadyAngle) {
+            steadyNow = true
+            if let k = steadyWindowCandidate() {
+                if k == orientation { steadyAtCurrent = true } else { steadyCandidate = k }
+            }
+        }
+
+        // The glance hold: since when every raw reading has proposed the same
+        // candidate. At rest inside the rest cone, every reading of the window
+        // (the newest too) proposes the current orientation: no need to ask.
         if newReading {
-            let k = usable ? rawCandidate() : nil
+            let k = usable ? (restConeHeld ? orientation : rawCandidate()) : nil
             if k != runCandidate || !usable {
                 runCandidate = k
                 runSince = runStart(of: k, at: t)
@@ -346,18 +363,6 @@ public struct Classifier: Sendable {
                     proposal = k
                     proposalSince = runSince
                 }
-            }
-        }
-
-        // Steady path: the raw readings of the current run agree and sit near g.
-        steadyCandidate = nil
-        var steadyAtCurrent = false
-        steadyNow = false
-        if steady.isSteady(
-            atMs: t, windowMs: config.steadyWindowMs, angle: limits.steadyAngle, cosAngle: limits.cosSteadyAngle) {
-            steadyNow = true
-            if let k = steadyWindowCandidate() {
-                if k == orientation { steadyAtCurrent = true } else { steadyCandidate = k }
             }
         }
 
@@ -453,7 +458,10 @@ public struct Classifier: Sendable {
     private mutating func steadyWindowCandidate() -> Orientation? {
         // At rest at the current orientation, the cone alone decides (`RestCone`;
         // it is forgotten whenever P, A or the overhead latch changes).
-        if restCone.holds(cone: steady.coneSerial, cosSpread: steady.cosSpread) { return orientation }
+        if restCone.holds(cone: steady.coneSerial, cosSpread: steady.cosSpread) {
+            restConeHeld = true
+            return orientation
+        }
         let k = steadySumCandidate()
         if k == orientation, applied == orientation, !overheadLatched,
             restCone.mayMeasure(cone: steady.coneSerial, orientation: orientation),
