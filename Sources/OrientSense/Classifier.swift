@@ -49,7 +49,7 @@ public struct ClassifierEvent: Sendable, Equatable {
 /// if let deadline = classifier.nextDeadline { /* arm a timer, then */ classifier.tick(atMs: deadline) }
 /// ```
 ///
-/// A reading costs about 430 instructions, with no libm call in the common
+/// A reading costs about 540 instructions, with no libm call in the common
 /// case, yet every decision is the one the definitions above give: angles
 /// are compared through sines and cosines and computed only near a limit
 /// (`AngleReading`), candidate decisions are reused while the vector stays
