@@ -5,7 +5,8 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
-DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db binutils librsvg2-bin
+DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db binutils sway \
+                dbus-daemon iio-sensor-proxy python3-dbusmock python3-dbus libglib2.0-bin librsvg2-bin
 BIN          := .build/debug
 DEMO         ?= traces/demo.trace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -20,14 +21,22 @@ BINDIR       ?= $(PREFIX)/bin
 SBINDIR      ?= $(PREFIX)/sbin
 SYSTEM_LIB   := $(if $(filter /usr,$(PREFIX)),/lib,$(PREFIX)/lib)
 UNITDIR      ?= $(SYSTEM_LIB)/systemd/system
+# User units: /usr/lib/systemd/user on Debian 12 (pkg-config --variable=systemduserunitdir systemd).
+USERUNITDIR  ?= $(PREFIX)/lib/systemd/user
 UDEVRULESDIR ?= $(SYSTEM_LIB)/udev/rules.d
 SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 MANDIR       ?= $(PREFIX)/share/man
+# The D-Bus side (docs/dbus.md): dbus-daemon reads policies from
+# /usr/share/dbus-1/system.d (and /etc/dbus-1/system.d), polkit its actions from
+# /usr/share/polkit-1/actions: with PREFIX=/usr/local, point these there.
+DBUSPOLICYDIR  ?= $(PREFIX)/share/dbus-1/system.d
+DBUSSERVICEDIR ?= $(PREFIX)/share/dbus-1/system-services
+POLKITACTIONDIR ?= $(PREFIX)/share/polkit-1/actions
 DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check test bench traces clean install uninstall fuzz soak check-sanitize
+.PHONY: all deps build run check check-boot test bench traces clean install uninstall fuzz soak check-sanitize
 
 all: build
 
@@ -61,19 +70,41 @@ run: build
 # config parser symbols in orientctl); the real daemon against fake IIO
 # accelerometers under umockdev (Python's Testbed API needs Debian's python3-gi,
 # hence /usr/bin/python3); under systemd's conventions (socket activation,
-# notify, journald); the units, install layout and man pages; and a short
+# notify, journald); who may do what, with clients of three uids (root, a
+# seat user, nobody: setpriv); the D-Bus side with real clients (monitor-sensor,
+# gdbus, busctl, python-dbusmock's polkit) on a private system bus; the units,
+# install layout and man pages; every shell example in README.md and docs/
+# (docs/examples.md); `orientctl follow` against a real headless sway and faked
+# compositor tools; and a short
 # fuzz pass (CHECK_FUZZ_SECONDS per libFuzzer target, default 10).
 check: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	/usr/bin/python3 scripts/check-client-closure.py $(BIN)/orientctl
 	$(SWIFT) test --skip-build
 	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/umockdev -v
+	umockdev-wrapper /usr/bin/python3 -m unittest discover -s Tests/dbus -v
 	/usr/bin/python3 -m unittest discover -s Tests/activation -v
+	/usr/bin/python3 -m unittest discover -s Tests/security -v
 	/usr/bin/python3 -m unittest discover -s Tests/systemd -v
+	/usr/bin/python3 -m unittest discover -s Tests/follow -v
+	/usr/bin/python3 -m unittest discover -s Tests/docs -v
 	/usr/bin/python3 -m unittest discover -s Tests/plot -v
 	FUZZ_SECONDS=$${CHECK_FUZZ_SECONDS:-10} SWIFT="$(SWIFT)" FuzzTesting/run.sh
 
 test: check
+
+# orientd under a real systemd (scripts/check-boot/run.sh): a minimal Debian 12
+# (debootstrapped once, cached in .build/check-boot/base) with `make install
+# DESTDIR=… PREFIX=/usr` in it, booted with systemd-nspawn; a oneshot unit inside
+# checks socket activation, notify readiness, D-Bus activation by name through
+# monitor-sensor, the lock across a restart, reload (good and bad config) and the
+# watchdog over a minute, then powers off. About 3 minutes (plus ~2 for the
+# first debootstrap); skipped with a message only where nspawn cannot boot.
+check-boot: DEBIAN_DEPS += debootstrap systemd-container
+check-boot: deps
+	rm -rf .build/check-boot/stage
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/check-boot/stage PREFIX=/usr
+	scripts/check-boot/run.sh $(CURDIR)/.build/check-boot/stage
 
 # Benchmarks: figures, not pass/fail tests. Classifier throughput, fan-out,
 # idle wakeups, and orientd side by side with iio-sensor-proxy on the same
@@ -107,7 +138,9 @@ traces: build
 	$(BIN)/tracegen --all traces
 
 # Release binaries (static Swift runtime) and everything around them:
-#   $(SBINDIR)/orientd, $(BINDIR)/orientctl, the units in $(UNITDIR), the udev
+#   $(SBINDIR)/orientd, $(BINDIR)/orientctl, the units in $(UNITDIR), the user
+#   unit orientd-follow.service in $(USERUNITDIR), the D-Bus policy,
+#   activation file and polkit action of the D-Bus side, the udev
 #   rule in $(UDEVRULESDIR), the sysusers file in $(SYSUSERSDIR), the man pages
 #   in $(MANDIR) and the docs, the example configuration and the polling
 #   drop-in in $(DOCDIR).
@@ -118,16 +151,22 @@ install: deps
 	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
 	mkdir -p $(STAGE)
 	sed -e 's|^ExecStart=/usr/local/sbin/orientd$$|ExecStart=$(SBINDIR)/orientd|' systemd/orientd.service > $(STAGE)/orientd.service
+	sed -e 's|/usr/local/bin/orientctl|$(BINDIR)/orientctl|g' systemd/orientd-follow.service > $(STAGE)/orientd-follow.service
 	sed -e 's|/usr/local/lib/systemd/system|$(UNITDIR)|g' -e 's|/usr/local/lib/udev/rules.d|$(UDEVRULESDIR)|g' \
 	    -e 's|/usr/local/lib/sysusers.d|$(SYSUSERSDIR)|g' -e 's|/usr/local/share/doc/orientd|$(DOCDIR)|g' \
 	    man/orientd.8 > $(STAGE)/orientd.8
-	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
-	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
+	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
+	    $(DESTDIR)$(DBUSPOLICYDIR) $(DESTDIR)$(DBUSSERVICEDIR) $(DESTDIR)$(POLKITACTIONDIR)
 	$(INSTALL) -m 0755 .build/release/orientd $(DESTDIR)$(SBINDIR)/orientd
 	$(INSTALL) -m 0755 .build/release/orientctl $(DESTDIR)$(BINDIR)/orientctl
 	$(INSTALL) -m 0644 $(STAGE)/orientd.service systemd/orientd.socket $(DESTDIR)$(UNITDIR)/
+	$(INSTALL) -m 0644 $(STAGE)/orientd-follow.service $(DESTDIR)$(USERUNITDIR)/orientd-follow.service
 	$(INSTALL) -m 0644 systemd/61-orientd.rules $(DESTDIR)$(UDEVRULESDIR)/61-orientd.rules
 	$(INSTALL) -m 0644 systemd/orientd.sysusers $(DESTDIR)$(SYSUSERSDIR)/orientd.conf
+	$(INSTALL) -m 0644 systemd/orientd-dbus.conf $(DESTDIR)$(DBUSPOLICYDIR)/orientd.conf
+	$(INSTALL) -m 0644 systemd/net.hadess.SensorProxy.service $(DESTDIR)$(DBUSSERVICEDIR)/net.hadess.SensorProxy.service
+	$(INSTALL) -m 0644 systemd/net.hadess.SensorProxy.orientd.policy $(DESTDIR)$(POLKITACTIONDIR)/net.hadess.SensorProxy.orientd.policy
 	$(INSTALL) -m 0644 $(STAGE)/orientd.8 $(DESTDIR)$(MANDIR)/man8/orientd.8
 	$(INSTALL) -m 0644 man/orientctl.1 $(DESTDIR)$(MANDIR)/man1/orientctl.1
 	$(INSTALL) -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
@@ -141,7 +180,10 @@ install: deps
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/orientd $(DESTDIR)$(BINDIR)/orientctl \
 	    $(DESTDIR)$(UNITDIR)/orientd.service $(DESTDIR)$(UNITDIR)/orientd.socket \
+	    $(DESTDIR)$(USERUNITDIR)/orientd-follow.service \
 	    $(DESTDIR)$(UDEVRULESDIR)/61-orientd.rules $(DESTDIR)$(SYSUSERSDIR)/orientd.conf \
+	    $(DESTDIR)$(DBUSPOLICYDIR)/orientd.conf $(DESTDIR)$(DBUSSERVICEDIR)/net.hadess.SensorProxy.service \
+	    $(DESTDIR)$(POLKITACTIONDIR)/net.hadess.SensorProxy.orientd.policy \
 	    $(DESTDIR)$(MANDIR)/man8/orientd.8 $(DESTDIR)$(MANDIR)/man1/orientctl.1 \
 	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
 	if [ -d $(DESTDIR)$(DOCDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR); fi

@@ -23,7 +23,7 @@ var package = Package(
         // capture starts, so that its dependencies (libxml2, ICU, avahi,
         // D-Bus, libsystemd) stay out of a daemon that polls (IIO.swift).
         .systemLibrary(name: "CIIO"),
-        // libsystemd's daemon API (sd_notify, sd_listen_fds, watchdog).
+        // libsystemd: the daemon API (sd_notify, sd_listen_fds, watchdog) and sd-bus.
         .systemLibrary(
             name: "CSystemd",
             pkgConfig: "libsystemd",
@@ -66,10 +66,19 @@ var package = Package(
         // classifier, the config parser, libiio or libudev. Nothing it reaches
         // may carry unsafe flags (scripts/check-client-closure.py).
         .target(name: "OrientClient", dependencies: ["OrientProtocol"]),
-        .executableTarget(name: "orientctl", dependencies: ["OrientClient", "OrientProtocol"]),
+        // The calibration's maths: rest detection, the mount-matrix fit and its
+        // checks, hwdb match keys. Pure; never the classifier.
+        .target(name: "OrientCalibration", dependencies: ["OrientProtocol"]),
+        // What `orientctl follow` runs for each compositor: mapping tables,
+        // matrices, templates and command lines, built without running anything.
+        .target(name: "OrientFollow", dependencies: ["OrientProtocol"]),
+        .executableTarget(
+            name: "orientctl", dependencies: ["OrientClient", "OrientProtocol", "OrientCalibration", "OrientFollow"]),
+        .testTarget(name: "OrientFollowTests", dependencies: ["OrientFollow", "OrientProtocol"]),
         .testTarget(name: "OrientClientTests", dependencies: ["OrientClient", "OrientProtocol"]),
         .testTarget(name: "OrientProtocolTests", dependencies: ["OrientProtocol"]),
         .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientProtocol", "OrientSynth"]),
+        .testTarget(name: "OrientCalibrationTests", dependencies: ["OrientCalibration", "OrientProtocol"]),
         .testTarget(
             name: "OrientdIntegrationTests",
             dependencies: ["OrientSense", "OrientProtocol", "OrientClient", "CLinux"]

@@ -27,6 +27,7 @@ let package = Package(
         .executable(name: "fuzz-config", targets: ["FuzzConfig"]),
         .executable(name: "fuzz-mount-matrix", targets: ["FuzzMountMatrix"]),
         .executable(name: "fuzz-scan", targets: ["FuzzScan"]),
+        .executable(name: "fuzz-dbus", targets: ["FuzzDBus"]),
     ],
     dependencies: [.package(name: "orientd", path: "..")],
     targets: [
@@ -37,5 +38,6 @@ let package = Package(
         fuzzTarget("FuzzConfig", ["OrientSense", "OrientProtocol"]),
         fuzzTarget("FuzzMountMatrix", ["OrientProtocol"]),
         fuzzTarget("FuzzScan", ["OrientSense"]),
+        fuzzTarget("FuzzDBus", ["OrientSense", "OrientProtocol"]),
     ]
 )

@@ -25,7 +25,7 @@ seed() {
 
 rm -rf "$corpus"
 mkdir -p "$corpus/fuzz-request" "$corpus/fuzz-trace" "$corpus/fuzz-config" \
-    "$corpus/fuzz-mount-matrix" "$corpus/fuzz-scan"
+    "$corpus/fuzz-mount-matrix" "$corpus/fuzz-scan" "$corpus/fuzz-dbus"
 
 # fuzz-request: every → and ← line of the protocol document, and the JSON lines
 # the protocol tests feed the decoders (raw strings #"…"# without interpolation).
@@ -52,6 +52,9 @@ seed fuzz-config <"$root/systemd/orientd.conf.example"
 sed -E 's/^# ([a-z-]+ =)/\1/' "$root/systemd/orientd.conf.example" | seed fuzz-config
 printf '[orientation]\nnatural = landscape\ndefault-allowed = portrait, all-but-upside-down\n[sensor]\ndevice = /sys/bus/iio/devices/iio:device0\nmount-matrix = 0, 1, 0; -1, 0, 0; 1, 0, 0 # singular hwdb row\n[limits]\nclients = 1\nreply-buffer = 16777216\n[daemon]\nsocket = /tmp/o.sock\nlock-permission = same-user\nlog-level = debug\n[classifier]\nallow-upside-down = off\nz-sign = -1\nsample-rate = 1e3\n' \
     | seed fuzz-config
+printf '[daemon]\nlock-permission = same-user\nconstrain-permission = anyone\nsamples-permission = off\nseat-users = 1000, kiosk\n[limits]\nclients-per-uid = 1\nreserved-clients = 65536\nchanges-per-second = 1000\nsamples-rate = 1\n[daemon]\n' \
+    | seed fuzz-config
+printf '[daemon]\nseat-users = everyone\nsamples-permission = seat\n' | seed fuzz-config
 
 # fuzz-mount-matrix: every distinct ACCEL_MOUNT_MATRIX in the hwdb, and the
 # spellings the tests parse.
@@ -78,6 +81,17 @@ done
 printf 'le:s16/16>>0|le:s16/16>>0|le:s16/16>>0|le:s64/64>>0\000\000\001\002\003\001\002\003\004\005\006\000\000\377\377\376\375\374\373\372\371\001\002\003\004\005\006\000\000\377\377\376\375\374\373\372\371' | seed fuzz-scan
 printf 'be:s12/16>>4|be:s12/16>>4|be:s12/16>>4\000\002\001\000\200\000\177\360\377\017\020\000\000' | seed fuzz-scan
 printf 'le:s16/32X2>>0|le:u8/8>>0|be:u63/64>>1\000\003\001\000\377\377\001\000\200\000\000\000\000\000\000\000\377\377\377\377\377\377\377\377' | seed fuzz-scan
+
+# fuzz-dbus: event sequences (FuzzTesting/Sources/FuzzDBus/main.swift reads a
+# byte per choice): limits, the first reading, polkit on or off, then events.
+# A claim, a turn, the claimer leaving; without polkit.
+printf '\004\004\003\001\001\001\000\000\000\000\000\000\004\003\002\001\003\000' | seed fuzz-dbus
+# Two claims waiting for polkit: one allowed, one refused, then a reading.
+printf '\004\004\000\000\000\000\000\000\000\000\000\000\000\000\001\000\000\000\002\000\000\002\000\001\004\003\001\001' | seed fuzz-dbus
+# Properties.Get of AccelerometerOrientation, GetAll, Introspect, and a bad signature.
+printf '\004\004\003\001\001\001\000\002\000\003\001\000\001\010\000\001\000\001\000\001\011\000\000\002\000\002\013\000\004\000\000\000\000' | seed fuzz-dbus
+# A claim with no sensor, the sensor appearing fresh, then going.
+printf '\001\001\000\000\000\001\000\000\003\000\000\000\004\003\002\005\004\000\000\000\005' | seed fuzz-dbus
 
 echo "$(du -sb "$corpus" | cut -f1) bytes in $corpus"
 for d in "$corpus"/*; do echo "$(ls "$d" | wc -l) seeds in $(basename "$d")"; done

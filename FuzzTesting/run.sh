@@ -18,7 +18,7 @@ cd "$here"
 seconds=${FUZZ_SECONDS:-60}
 swift=${SWIFT:-swift}
 artifacts="$here/.artifacts"
-targets=${*:-fuzz-request fuzz-trace fuzz-config fuzz-mount-matrix fuzz-scan}
+targets=${*:-fuzz-request fuzz-trace fuzz-config fuzz-mount-matrix fuzz-scan fuzz-dbus}
 
 # The Swift runtime's backtracer would otherwise be spawned on each crash and can
 # hold a pipe open (research/ecosystem.md §5.2).
@@ -57,6 +57,7 @@ max_len() {
         fuzz-config) echo 8192 ;;
         fuzz-mount-matrix) echo 600 ;;
         fuzz-scan) echo 512 ;;
+        fuzz-dbus) echo 2048 ;;
     esac
 }
 dict() {
@@ -66,6 +67,7 @@ dict() {
         fuzz-config) echo config.dict ;;
         fuzz-mount-matrix) echo mount-matrix.dict ;;
         fuzz-scan) echo scan.dict ;;
+        fuzz-dbus) echo dbus.dict ;;
     esac
 }
 

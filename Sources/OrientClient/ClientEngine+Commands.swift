@@ -75,6 +75,13 @@ extension ClientEngine {
             guard sampleSubscribers.removeValue(forKey: id) != nil else { return }
             reconcileSubscriptions()
 
+        case .addConnectionObserver(let id, let continuation):
+            connectionObservers[id] = continuation
+            if phase == .ready { continuation.yield(.connected) }
+
+        case .removeConnectionObserver(let id):
+            connectionObservers[id] = nil
+
         case .shutdown:
             running = false
         }

@@ -24,7 +24,7 @@ extension ClientEngine {
             } else if serverSubscribed {
                 deliver(state)
             }
-        case .ok(let seq, _):
+        case .ok(let seq, _), .status(_, let seq):
             if let seq { reply(seq: seq, message) }
         case .error(let error):
             // An error without seq concerns the connection (e.g. `too-long` before
@@ -174,6 +174,7 @@ extension ServerMessage {
         case .ok: return "ok"
         case .error: return "error"
         case .sample: return "sample"
+        case .status: return "status"
         }
     }
 }

@@ -73,6 +73,8 @@ final class ClientEngine {
     var queued: [(request: Request, kind: PendingKind)] = []
     var stateSubscribers: [UInt64: StateSubscriber] = [:]
     var sampleSubscribers: [UInt64: SampleSubscriber] = [:]
+    /// Told when the connection is ready and when it is lost (`connectionEvents()`).
+    var connectionObservers: [UInt64: AsyncStream<ConnectionEvent>.Continuation] = [:]
     /// Constraints the daemon acknowledged, in registration order; re-registered
     /// with the same ids after a reconnect.
     var constraints: [LiveConstraint] = []
@@ -180,6 +182,9 @@ final class ClientEngine {
             subscriber.header?(.failure(gone))
             subscriber.continuation.finish()
         }
+        let observers = connectionObservers.values
+        connectionObservers = [:]
+        for observer in observers { observer.finish() }
     }
 
     // MARK: Connection
@@ -214,6 +219,9 @@ final class ClientEngine {
     /// The connection is gone: fail what was in flight, keep what must be
     /// re-registered, and schedule a reconnection if anything needs one.
     func connectionLost(_ error: OrientClientError) {
+        if phase == .ready {
+            for observer in connectionObservers.values { observer.yield(.lost(error)) }
+        }
         if socket >= 0 { close(socket) }
         socket = -1
         phase = .disconnected
@@ -236,6 +244,7 @@ final class ClientEngine {
     /// send what callers asked for meanwhile.
     func connectionReady() {
         phase = .ready
+        for observer in connectionObservers.values { observer.yield(.connected) }
         backoffMs = initialBackoffMs
         reconnectAt = nil
         // Constraints first, so the subscription's first state already reflects them.

@@ -20,6 +20,9 @@ enum EngineCommand: Sendable {
     case addSampleSubscriber(
         UInt64, AsyncStream<Sample>.Continuation, header: @Sendable (Result<Trace, OrientClientError>) -> Void)
     case removeSampleSubscriber(UInt64)
+    /// Someone who wants to hear when the connection comes and goes.
+    case addConnectionObserver(UInt64, AsyncStream<ConnectionEvent>.Continuation)
+    case removeConnectionObserver(UInt64)
     /// The client is gone: fail what is left and stop the thread.
     case shutdown
 
@@ -33,7 +36,8 @@ enum EngineCommand: Sendable {
         case .addSampleSubscriber(_, let continuation, let header):
             header(.failure(error))
             continuation.finish()
-        case .removeStateSubscriber, .removeSampleSubscriber, .shutdown: break
+        case .addConnectionObserver(_, let continuation): continuation.finish()
+        case .removeStateSubscriber, .removeSampleSubscriber, .removeConnectionObserver, .shutdown: break
         }
     }
 }

@@ -177,6 +177,11 @@ public final class OrientClient: Sendable {
 
     // MARK: Internals
 
+    /// A fresh id for a stream's registration with the I/O thread.
+    func nextObserverID() -> UInt64 {
+        nextSubscriberID.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
     /// The error for a client whose I/O thread is gone or never started.
     var unavailable: OrientClientError {
         .unavailable(mailbox.startupFailure ?? "the client's I/O thread is not running")

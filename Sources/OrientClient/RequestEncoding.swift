@@ -13,6 +13,7 @@ extension Request {
         case .unsubscribe: s += "\"unsubscribe\""
         case .unlock: s += "\"unlock\""
         case .samples: s += "\"samples\""
+        case .status: s += "\"status\""
         case .constrain(let id, let allow):
             s += "\"constrain\",\"id\":" + jsonQuoted(id) + ",\"allow\":["
             s += allow.map(jsonQuoted).joined(separator: ",")
@@ -41,6 +42,7 @@ extension Request {
         case .lock: return "lock"
         case .unlock: return "unlock"
         case .samples: return "samples"
+        case .status: return "status"
         }
     }
 }

@@ -3,7 +3,8 @@ import OrientProtocol
 extension Trace {
     /// The trace metadata a `samples` reply carries (SPEC §7, §8): `mount_matrix`
     /// (text form, required), `rate_hz` (number, optional) and `on_change`
-    /// (Boolean, optional, default false). Other fields are ignored.
+    /// (Boolean, optional, default false); the provenance strings listed in
+    /// `provenanceKeys` become extra header lines as they are. Other fields are ignored.
     init(samplesReply fields: [JSONMember]) throws(OrientClientError) {
         func value(_ key: String) -> JSONValue? { fields.first { $0.key == key }?.value }
         guard let matrixValue = value("mount_matrix") else {
@@ -32,6 +33,20 @@ extension Trace {
             }
             onChange = flag
         }
-        self.init(mountMatrix: matrix, rateHz: rate, onChange: onChange)
+        var extra: [(key: String, value: String)] = []
+        for key in Trace.provenanceKeys {
+            guard let member = value(key), member != .null else { continue }
+            guard let text = member.string else {
+                throw .protocol("the samples reply's '\(key)' must be a string, not \(member.kindDescription)")
+            }
+            extra.append((key: key, value: text))
+        }
+        self.init(mountMatrix: matrix, rateHz: rate, onChange: onChange, extraHeaders: extra)
     }
+
+    /// The members of a `samples` reply that say where the samples come from,
+    /// copied into a recorded trace's header (docs/traces.md, "Recorded traces").
+    static let provenanceKeys = [
+        "orientd_version", "iio_device", "iio_name", "driver", "mount_matrix_source", "clock",
+    ]
 }

@@ -39,7 +39,13 @@ enum UnixStream {
     static func connectFailure(path: String, errno code: Int32) -> String {
         switch code {
         case ENOENT: return "no socket at \(path) (is orientd running?)"
-        case ECONNREFUSED: return "nothing is listening on \(path) (is orientd running?)"
+        case ECONNREFUSED:
+            // connect(2) says ECONNREFUSED for a file that is not a socket at all.
+            var info = stat()
+            if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFSOCK {
+                return "\(path) is not a socket (a \(fileKind(info.st_mode)); is --socket or $ORIENTD_SOCKET right?)"
+            }
+            return "nothing is listening on \(path) (is orientd running?)"
         case EACCES, EPERM: return "permission denied connecting to \(path)"
         case EAGAIN: return "orientd at \(path) is not accepting connections (its backlog is full)"
         case ENOTSOCK: return "\(path) is not a socket"
@@ -58,6 +64,18 @@ enum UnixStream {
             if errno == EINTR { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
             return nil
+        }
+    }
+
+    /// What kind of file a mode says, in words.
+    static func fileKind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "regular file"
+        case S_IFDIR: return "directory"
+        case S_IFLNK: return "symbolic link"
+        case S_IFIFO: return "FIFO"
+        case S_IFCHR, S_IFBLK: return "device"
+        default: return "file of another kind"
         }
     }
 

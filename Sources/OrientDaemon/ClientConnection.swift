@@ -39,6 +39,20 @@ package final class ClientConnection {
     /// The client closed its sending side: finish writing the replies it asked
     /// for, then close.
     var readClosed = false
+    /// Counted in the server's clients per uid (accepted, not refused).
+    var counted = false
+
+    /// The masks of `constraints` the daemon applies now: they follow
+    /// `constraints` at most `changes-per-second` times a second.
+    var appliedMasks: [OrientationMask] = []
+    /// How often this client may change what the daemon publishes.
+    var changeBudget = TokenBucket(rate: 20, burst: 20)
+    /// Applies what the client changed beyond its budget, when the budget allows.
+    var changeTimer: EventLoop.TimerID?
+    /// A lock or unlock beyond the budget, applied by `changeTimer` (the latest wins).
+    var pendingLock: LockRequest?
+    /// Thins `sample` messages to a non-root client; nil sends every one.
+    var sampleThinning: SampleThinning?
 
     init(serial: Int, fd: Int32) {
         self.serial = serial
@@ -61,6 +75,9 @@ package final class ClientConnection {
     package var name: String {
         "client \(serial) (uid \(uid.map { String($0) } ?? "?"), pid \(pid.map { String($0) } ?? "?"))"
     }
+
+    /// The masks of the client's current constraints.
+    var masks: [OrientationMask] { constraints.map(\.mask) }
 
     /// Adds or updates a constraint; returns false when that would pass `limit`.
     func setConstraint(id: String, mask: OrientationMask, limit: Int) -> Bool {

@@ -46,6 +46,7 @@ extension Daemon {
             server.send(Reply.ok(seq: seq), to: client)
             updateDemand()
         case .constrain(let id, let allow):
+            guard permits(config.constrainPermission, key: "constrain-permission", what: "constrain", client, seq) else { return }
             let mask: OrientationMask
             do {
                 mask = try config.mask(names: allow, natural: natural)
@@ -59,19 +60,18 @@ extension Daemon {
             }
             log.info("\(client.name) constrains '\(id)' to \(mask.names.joined(separator: ","))")
             server.send(Reply.ok(seq: seq), to: client)
-            applyConstraints()
+            changed(client)
         case .release(let id):
+            // Anyone may: it only removes the client's own constraint (one set
+            // while its user held the seat must not come back when they return).
             guard client.removeConstraint(id: id) else {
                 fail(.unknownID, "no constraint '\(id)' on this connection")
                 return
             }
             server.send(Reply.ok(seq: seq), to: client)
-            applyConstraints()
+            changed(client)
         case .lock(let target):
-            guard config.lockPermission.permits(uid: client.uid ?? UInt32.max, lockOwner: lockOwner) else {
-                fail(.notPermitted, "lock-permission is \(config.lockPermission.rawValue): this client may not lock rotation")
-                return
-            }
+            guard permitsLock("lock", client, seq) else { return }
             let orientation: Orientation
             switch target {
             case .current: orientation = state.orientation
@@ -81,50 +81,41 @@ extension Daemon {
                 fail(.badArgument, "no orientation to lock yet")
                 return
             }
-            lockOwner = client.uid
-            persistLock(orientation)
             server.send(Reply.ok(seq: seq), to: client)
             log.info("\(client.name) locks rotation at \(orientation.rawValue)")
-            let now = sensorNow
-            mutateEngine { $0.setLock(orientation, atMs: now) }
+            changed(client, lock: .some(orientation))
         case .unlock:
-            guard config.lockPermission.permits(uid: client.uid ?? UInt32.max, lockOwner: lockOwner) else {
-                fail(.notPermitted, "lock-permission is \(config.lockPermission.rawValue): this client may not unlock rotation")
-                return
-            }
-            lockOwner = nil
-            persistLock(nil)
+            guard permitsLock("unlock", client, seq) else { return }
             server.send(Reply.ok(seq: seq), to: client)
             log.info("\(client.name) unlocks rotation")
-            let now = sensorNow
-            mutateEngine { $0.setLock(nil, atMs: now) }
+            changed(client, lock: .some(nil))
         case .samples:
+            guard permits(config.samplesPermission, key: "samples-permission", what: "samples", client, seq) else { return }
+            let rate = replay.map { $0.trace.rateHz } ?? sensor?.rateHz ?? config.classifier.sampleRateHz
+            // Root gets every sample; anyone else at most samples-rate a second.
+            client.sampleThinning = client.uid == 0 ? nil : SampleThinning(rateHz: Double(config.limits.samplesRate))
             client.wantsSamples = true
             updateDemand()
             server.send(
-                Reply.samplesOK(seq: seq, mountMatrix: engine.mountMatrix, rateHz: replay.map { $0.trace.rateHz } ?? config.classifier.sampleRateHz,
-                    onChange: replay?.trace.onChange ?? false),
+                Reply.samplesOK(
+                    seq: seq, mountMatrix: engine.mountMatrix,
+                    rateHz: client.sampleThinning.map { thinning in rate.map { min($0, thinning.rateHz) } ?? thinning.rateHz } ?? rate,
+                    onChange: replay?.trace.onChange ?? sensor?.isOnChange ?? false, provenance: samplesProvenance),
                 to: client)
+        case .status:
+            server.send(status.json(seq: seq, limit: RequestDecoder.defaultMaxLineBytes), to: client)
         }
-    }
-
-    private func persistLock(_ orientation: Orientation?) {
-        do {
-            try stateDirectory.saveLock(orientation, owner: orientation == nil ? nil : lockOwner)
-        } catch {
-            log.warning("rotation lock not persisted: \(error.reason)")
-        }
-    }
-
-    func applyConstraints() {
-        let masks = server.map { Array($0.connections.flatMap { $0.constraints.map(\.mask) }) } ?? []
-        let now = sensorNow
-        mutateEngine { $0.setConstraints(masks, atMs: now) }
     }
 
     func clientGone(_ client: ClientConnection) {
         pendingGets.removeAll { $0.client === client }
-        if !client.constraints.isEmpty { applyConstraints() }
+        // A pending lock still applies (`orientctl lock` does not wait for it);
+        // the client's constraints are gone with it.
+        if client.pendingLock == nil {
+            loop.cancel(client.changeTimer)
+            client.changeTimer = nil
+        }
+        if !client.appliedMasks.isEmpty { applyConstraints() }
         updateDemand()
     }
 }

@@ -24,6 +24,10 @@ package struct DaemonOptions: Sendable {
     package var configOptional = false
     /// `--log-level` given on the command line (wins over the config).
     package var logLevelOverride: LogLevel?
+    /// `--dbus`: serve net.hadess.SensorProxy whatever the config says.
+    package var dbus = false
+    /// `--replace`: take net.hadess.SensorProxy from its owner.
+    package var replaceBusName = false
 
     package init(socketPath: String?, stateDirectory: String) {
         self.socketPath = socketPath
@@ -35,11 +39,15 @@ package struct DaemonOptions: Sendable {
 /// constraints, the rotation lock and the sensor source (a trace replay, or the
 /// hardware accelerometer).
 package final class Daemon {
-    private let options: DaemonOptions
+    let options: DaemonOptions
     private(set) var config: DaemonConfig
     private(set) var log: Log
     let loop: EventLoop
     private(set) var server: SocketServer?
+    /// The D-Bus side (net.hadess.SensorProxy), when enabled.
+    private(set) var sensorProxy: SensorProxyBus?
+    /// Readings since the sensor last became active (the D-Bus side's first claim waits for one).
+    private var readingsSinceActive = 0
     let stateDirectory: StateDirectory
     private let output = LineWriter(fd: 1)
     private(set) var natural: NaturalGeometry
@@ -50,7 +58,17 @@ package final class Daemon {
     private var replayWallStart = 0.0
     private var replayTraceStart = 0.0
     var lockOwner: UInt32?
+    /// The pid of the client that set the lock, when one did since the daemon started.
+    var lockSetterPID: Int32?
     private var exitCode: Int32 = 0
+    /// Who the seat is (root, logind's active session, `seat-users`).
+    let seat: SeatOracle
+    /// Every lock request's order, and the newest one applied.
+    var lockSerial = 0
+    var appliedLockSerial = 0
+    /// The persisted lock is written at most once a second.
+    var lockWriteTimer: EventLoop.TimerID?
+    var lastLockWriteMs = -Double.infinity
 
     // The hardware path (no --mock).
     private(set) var sensor: HardwareSensor?
@@ -72,6 +90,7 @@ package final class Daemon {
         self.log = log
         loop = try EventLoop()
         stateDirectory = StateDirectory(path: options.stateDirectory)
+        seat = SeatOracle(users: config.seatUsers)
         natural = config.natural.resolved(detected: PanelGeometry.probe())
         let stored = stateDirectory.loadLockRecord(warn: log.warning)
         lockOwner = stored?.owner
@@ -121,20 +140,32 @@ package final class Daemon {
                 log.notice("listening on \(path); natural geometry \(natural.rawValue)")
             } catch {
                 guard options.socketOptional else {
-                    log.error(error.description)
+                    log.error(error.description + Daemon.socketHint(error))
                     return error.exitCode
                 }
-                log.warning("\(error.description); replaying without serving clients")
+                log.warning("\(error.description)\(Daemon.socketHint(error)); replaying without serving clients")
             }
         }
         if let server {
-            server.onConnect = { [unowned server] client in
+            server.onConnect = { [unowned server, unowned self] client in
+                let rate = Double(self.config.limits.changesPerSecond)
+                client.changeBudget = TokenBucket(rate: rate, burst: rate)
                 server.send(Reply.hello(version: orientdVersion), to: client)
             }
             server.onLine = { [unowned self] client, line in self.handle(line, from: client) }
             server.onClose = { [unowned self] client in self.clientGone(client) }
             server.latestState = { [unowned self] in self.state.json() }
+            server.isSeat = { [unowned self] uid in self.seat.isSeat(uid: uid) }
         }
+        logSeat()
+        seat.watch(loop: loop) { [unowned self] in
+            // A login, logout or user switch: whose constraints count may have changed.
+            self.applyConstraints()
+        }
+        if replay != nil, server == nil, !options.print {
+            log.warning("serving nothing: no socket and no --print (add --print to see the states, or --socket PATH to serve clients)")
+        }
+        if options.dbus || config.dbus.enabled { startSensorProxy() }
         publish(state)
         if replay != nil {
             replayWallStart = MonotonicClock.nowMs()
@@ -148,6 +179,9 @@ package final class Daemon {
         loop.run()
         Systemd.notify("STOPPING=1")
         output.flush()
+        flushLock()
+        seat.stopWatching()
+        sensorProxy?.close()
         server?.shutdown()
         return exitCode
     }
@@ -168,7 +202,12 @@ package final class Daemon {
         } else {
             sensorText = "no accelerometer"
         }
-        return "\(sensorText); \(subscribers) subscriber\(subscribers == 1 ? "" : "s"); \(state.orientation.rawValue)"
+        var line = "\(sensorText); \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
+        if let sensorProxy {
+            let claimers = sensorProxy.service.claimers.count
+            line += "; \(claimers) D-Bus claimer\(claimers == 1 ? "" : "s")"
+        }
+        return line + "; \(state.orientation.rawValue)"
     }
 
     private var lastStatus = ""
@@ -211,11 +250,15 @@ package final class Daemon {
     /// pending: the sensor keeps its full rate while the classifier is deciding.
     private func hardwareSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
         broadcastSample(sample)
+        readingsSinceActive += 1
         if let published = engine.process(sample) {
             publish(published)
             // A fresh reading changed the state: that answers waiting `get`s (the
             // timer answers them when the fresh readings confirm the old state).
             if !pendingGets.isEmpty, published.physical != .undefined { answerPendingGets() }
+        } else if let sensorProxy, sensorProxy.awaitingReading {
+            // The reading confirmed the state: that answers a held claim too.
+            sensorProxy.update(sensorProxyReading)
         }
         return (engine.filtered, scheduleDeadline())
     }
@@ -228,7 +271,10 @@ package final class Daemon {
         classifier.onChange = sensor.isOnChange
         classifier.sampleRateHz = sensor.rateHz
         if classifier != engine.classifier.config { engine.reconfigure(classifier) }
-        if sensor.status == .active, !wasActive { engine.resetClassifier() }
+        if sensor.status == .active, !wasActive {
+            engine.resetClassifier()
+            readingsSinceActive = 0
+        }
         if let published = engine.setSensor(sensor.status, atMs: MonotonicClock.nowMs()) { publish(published) }
         if sensor.status == .absent { answerPendingGets() }
         scheduleDeadline()
@@ -256,8 +302,11 @@ package final class Daemon {
         defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []
         sensor.wanted = !pendingGets.isEmpty || connections.contains { $0.subscribed || $0.wantsSamples }
-        // A recording gets every reading at the sensor's rate, resting or not.
-        sensor.fullRate = connections.contains { $0.wantsSamples }
+            || sensorProxy?.wantsSensor == true
+        // Root's recording gets every reading at the sensor's rate, resting or
+        // not; anyone else's samples are thinned and never keep the sensor at
+        // full rate.
+        sensor.fullRate = connections.contains { $0.wantsSamples && $0.sampleThinning == nil }
         if !sensor.wanted {
             loop.cancel(deadlineTimer)
             deadlineTimer = nil
@@ -278,6 +327,8 @@ package final class Daemon {
         limits.clients = config.limits.clients
         limits.lineLength = config.limits.lineLength
         limits.replyBuffer = config.limits.replyBuffer
+        limits.clientsPerUID = config.limits.clientsPerUID
+        limits.reservedClients = config.limits.reservedClients
         return limits
     }
 
@@ -305,6 +356,33 @@ package final class Daemon {
             }
         }
         server?.publishState(line)
+        sensorProxy?.update(sensorProxyReading)
+    }
+
+    // MARK: D-Bus
+
+    private func startSensorProxy() {
+        let proxy = SensorProxyBus(
+            loop: loop, log: log, settings: SensorProxyBus.Settings(config: config.dbus, replace: options.replaceBusName),
+            reading: sensorProxyReading)
+        proxy.onDemandChange = { [unowned self] in self.updateDemand() }
+        sensorProxy = proxy
+        proxy.start()
+    }
+
+    /// What the D-Bus side publishes: the effective orientation, once the sensor
+    /// has had a reading since it was last started.
+    private var sensorProxyReading: SensorProxyService.Reading {
+        let state = engine.state
+        let reading: Bool
+        switch state.sensor {
+        case .mock: reading = true
+        case .active: reading = readingsSinceActive > 0
+        case .idle, .absent: reading = false
+        }
+        return SensorProxyService.Reading(
+            hasAccelerometer: state.sensor != .absent, fresh: reading && state.physical != .undefined,
+            orientation: state.orientation, tilt: state.tilt)
     }
 
     func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {
@@ -352,6 +430,7 @@ package final class Daemon {
         guard let server else { return }
         var line: String?
         for client in server.connections where client.wantsSamples {
+            if client.sampleThinning?.admit(tMs: sample.tMs) == false { continue }
             let text = line ?? Reply.sample(tMs: sample.tMs, vector: sample.vector)
             line = text
             server.send(text, to: client)
@@ -359,6 +438,12 @@ package final class Daemon {
     }
 
     // MARK: Configuration
+
+    /// Says who the seat is, and warns about configured names that are no user.
+    private func logSeat() {
+        for name in seat.unknownNames { log.warning("seat-users: no user named '\(name.prefix(32))' on this system; ignored") }
+        log.notice("the seat is \(seat.summary)")
+    }
 
     private func reload() {
         guard let path = options.configPath else { return }
@@ -378,6 +463,8 @@ package final class Daemon {
         config = new
         if options.logLevelOverride == nil { log.threshold = LogLevel(config: new.logLevel) }
         server?.limits = serverLimits
+        seat.reconfigure(new.seatUsers)
+        logSeat()
         let newNatural = new.natural.resolved(detected: PanelGeometry.probe())
         natural = newNatural
         let classifier =
@@ -391,8 +478,20 @@ package final class Daemon {
             engine.mountMatrix = new.mountMatrix ?? sensorMatrix
             return engine.setPolicy(natural: newNatural, defaultAllowed: defaultAllowed, atMs: now)
         }
+        applyConstraints()
         sensor?.reconfigure(new, log: log)
+        sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
+        if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")
+    }
+}
+
+extension Daemon {
+    /// A hint for a socket that could not be created by a daemon not running as
+    /// root: the default path is root's.
+    static func socketHint(_ error: ServerError) -> String {
+        guard error.exitCode == 73, geteuid() != 0 else { return "" }
+        return " (not running as root: give --socket a path in a directory you can write, e.g. --socket /tmp/orientd.sock)"
     }
 }
 

@@ -72,6 +72,7 @@ package final class HardwareSensor {
     private var failures = 0
     private var loggedFailure = false
     private var loggedGarbage = false
+    private var loggedAbsent = false
 
     /// Poll at the sensor's rate even while the device rests (someone records the
     /// readings). Turned on while polling slowly, the next reading is taken now,
@@ -154,6 +155,13 @@ package final class HardwareSensor {
                 log.notice("accelerometer \(previous?.info.sysname ?? "") gone; sensor absent")
             }
         }
+        if chosen == nil, !loggedAbsent {
+            // Once: the first thing to know when nothing rotates.
+            loggedAbsent = true
+            let seen = devices.filter { $0.info.hasRawAxes || $0.info.hasScanElements }.map(\.info.sysname)
+            log.notice("no accelerometer found (\(seen.isEmpty ? "no IIO device with accel axes" : "skipped: \(seen.joined(separator: ", "))")); "
+                + "publishing sensor \"absent\" until udev announces one (`orientctl status` explains)")
+        }
         if let chosen { configure(from: chosen) }
         status = chosen == nil ? .absent : (accelerometer != nil ? .active : .idle)
         updateSampling()
@@ -167,7 +175,7 @@ package final class HardwareSensor {
             config: config.mountMatrix, udev: device.properties["ACCEL_MOUNT_MATRIX"], mountMatrix: a["mount_matrix"],
             inAccelMountMatrix: a["in_accel_mount_matrix"], inMountMatrix: a["in_mount_matrix"])
         if resolved.matrix != mountMatrix || resolved.source != matrixSource {
-            log.info("\(device.info.sysname): mount matrix \(resolved.matrix) from \(resolved.source.rawValue)")
+            log.notice("\(device.info.sysname): mount matrix \(resolved.matrix) from \(resolved.source)")
         }
         for warning in resolved.warnings { log.warning("\(device.info.sysname): \(warning)") }
         mountMatrix = resolved.matrix

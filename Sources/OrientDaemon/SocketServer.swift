@@ -13,6 +13,10 @@ package struct ServerLimits: Sendable, Equatable {
     package var lineLength: Int = 4096
     /// Most bytes of unread replies before the client is disconnected.
     package var replyBuffer: Int = 65536
+    /// Most clients one uid other than root may have connected.
+    package var clientsPerUID: Int = 64
+    /// The last slots of the table, which only root and the seat may take.
+    package var reservedClients: Int = 32
 
     package init() {}
 }
@@ -34,6 +38,8 @@ package final class SocketServer {
     package var onClose: (ClientConnection) -> Void = { _ in }
     /// The latest state line, sent to a subscribed client whose state was coalesced.
     package var latestState: () -> String = { "" }
+    /// Whether a uid is root or the seat, which may take the reserved slots.
+    package var isSeat: (UInt32?) -> Bool = { $0 == 0 }
 
     private let loop: EventLoop
     private let log: Log
@@ -50,8 +56,12 @@ package final class SocketServer {
     private var nextSerial = 1
     /// Kept open so that at the fd limit one can be freed to accept and refuse.
     private var reserveFD: Int32 = -1
-    private var refusedAtFDLimit = 0
-    private var lastFDLimitLog = -Double.infinity
+    private var fdLimitLog = ThrottledLog(level: .warning)
+    /// Refused connections are logged at most once per interval (a hog retrying
+    /// in a loop would otherwise fill the journal).
+    private var refusalLog = ThrottledLog(level: .notice)
+    /// How many clients each uid has connected (not counting ones being refused).
+    private var clientsByUID: [UInt32: Int] = [:]
 
     /// The connected clients.
     package var connections: [ClientConnection] { clients }
@@ -172,7 +182,7 @@ package final class SocketServer {
                 }
             }
         }
-        for (client, code) in failed { drop(client, reason: "write failed: \(String(cString: strerror(code)))") }
+        for (client, code) in failed { dropAfterWriteFailure(client, code) }
     }
 
     /// Sends `line`, then closes the connection once it is written (or at once if
@@ -199,7 +209,7 @@ package final class SocketServer {
                 watch(client, client.readClosed ? .writable : [.readable, .writable, .hangup])
                 return
             }
-            drop(client, reason: n < 0 ? "write failed: \(String(cString: strerror(errno)))" : "write failed")
+            if n < 0 { dropAfterWriteFailure(client, errno) } else { drop(client, reason: "write failed") }
             return
         }
         client.writeBuffer.removeAll(keepingCapacity: client.writeBuffer.capacity <= 16384)
@@ -243,28 +253,40 @@ package final class SocketServer {
             client.index = clients.count
             clients.append(client)
             loop.watch(fd, for: [.readable, .hangup]) { [unowned self] events in self.service(client, events) }
-            if clients.count > limits.clients {
-                log.notice("\(client.name) refused: \(limits.clients) clients already connected")
-                sendAndClose(
-                    ProtocolError(code: .limit, message: "too many clients (limit \(limits.clients))", seq: nil).json(),
-                    to: client, reason: nil)
+            if let refusal = refusal(of: client) {
+                refusalLog.write("\(client.name) refused: \(refusal)", to: log)
+                sendAndClose(ProtocolError(code: .limit, message: refusal, seq: nil).json(), to: client, reason: nil)
                 continue
             }
+            if let uid = client.uid { clientsByUID[uid, default: 0] += 1 }
+            client.counted = true
             log.info("\(client.name) connected")
             onConnect(client)
         }
+    }
+
+    /// Why `client` (already in the table) may not stay, or nil. No uid but
+    /// root may have more than `clientsPerUID`, and the last `reservedClients`
+    /// slots are for root and the seat: one uid cannot lock the others out.
+    private func refusal(of client: ClientConnection) -> String? {
+        let total = clients.count
+        if total > limits.clients { return "too many clients (limit \(limits.clients))" }
+        guard client.uid != 0 else { return nil }
+        let mine = client.uid.map { clientsByUID[$0, default: 0] } ?? 0
+        if mine >= limits.clientsPerUID {
+            return "too many clients of uid \(client.uid.map(String.init) ?? "?") (clients-per-uid \(limits.clientsPerUID))"
+        }
+        if total > limits.clients - limits.reservedClients, !isSeat(client.uid) {
+            return "the last \(limits.reservedClients) of \(limits.clients) client slots are reserved for root and the seat (reserved-clients)"
+        }
+        return nil
     }
 
     /// At the fd limit the pending connection would keep the listener readable
     /// forever: free the reserve fd, accept and close the connection, take the
     /// reserve back. The client sees its connection closed instead of a hang.
     private func refuseAtFDLimit() {
-        refusedAtFDLimit += 1
-        let now = MonotonicClock.nowMs()
-        if now - lastFDLimitLog >= 10_000 {
-            log.warning("accept: out of file descriptors; refusing connections (\(refusedAtFDLimit) so far)")
-            lastFDLimitLog = now
-        }
+        fdLimitLog.write("accept: out of file descriptors; refusing connections", to: log)
         guard reserveFD >= 0 else { return }
         close(reserveFD)
         let fd = orientd_accept4(listenFD, Int32(SOCK_CLOEXEC.rawValue))
@@ -342,10 +364,27 @@ package final class SocketServer {
             last.index = client.index
         }
         client.index = -1
+        if client.counted, let uid = client.uid {
+            let left = clientsByUID[uid, default: 1] - 1
+            clientsByUID[uid] = left > 0 ? left : nil
+        }
         // Not from inside a send: a drop can happen while the daemon is sending a
         // state to every subscriber, and the consequences (its constraints
         // vanishing, a newer state) must follow that loop, not interleave with it.
         loop.schedule(atMs: 0) { [unowned self] in self.onClose(client) }
+    }
+
+    /// Drops a client a write failed for. A client that went away (EPIPE,
+    /// ECONNRESET: Ctrl-C on `orientctl watch`) is an ordinary disconnect,
+    /// logged at info level; any other failure is worth a notice.
+    private func dropAfterWriteFailure(_ client: ClientConnection, _ code: Int32) {
+        let reason = "write failed: \(String(cString: strerror(code)))"
+        guard code == EPIPE || code == ECONNRESET else {
+            drop(client, reason: reason)
+            return
+        }
+        log.info("\(client.name) went away (\(reason))")
+        drop(client, reason: nil)
     }
 
     private static func listen(path: String, log: Log) throws(ServerError) -> Int32 {
@@ -377,24 +416,23 @@ package final class SocketServer {
             log.notice("removing stale socket \(path)")
             unlink(path)
         }
+        try checkParentDirectory(of: path)
         try bindable()
-        // The parent directory, when missing (no socket unit created it).
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            let dir = String(path[..<slash])
-            var info = stat()
-            if stat(dir, &info) != 0 { _ = mkdir(dir, 0o755) }
-        }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
+        // Apps of any user connect (what each may do is checked per request), so
+        // the socket is created 0666: by the umask in force at bind(2), never by
+        // a chmod on the path, which would follow a symlink swapped in after it.
+        let previousMask = umask(0o111)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
         }
+        let bindErrno = errno
+        umask(previousMask)
         guard bound == 0 else {
-            let message = String(cString: strerror(errno))
             close(fd)
-            throw ServerError("cannot listen on \(path): \(message)")
+            throw ServerError("cannot listen on \(path): \(String(cString: strerror(bindErrno)))")
         }
-        chmod(path, 0o666)  // apps of any user connect; what each may do is checked per request
         guard Glibc.listen(fd, 128) == 0 else {
             let message = String(cString: strerror(errno))
             close(fd)
@@ -402,6 +440,43 @@ package final class SocketServer {
             throw ServerError("listen on \(path): \(message)")
         }
         return fd
+    }
+}
+
+extension SocketServer {
+    /// Creates the socket's parent directory (0755) when it is missing, and
+    /// refuses one that another user could swap the socket in: owned by neither
+    /// root nor the daemon's uid, or writable by group or others without the
+    /// sticky bit (/tmp is fine, a directory anyone may rename entries in is not).
+    static func checkParentDirectory(of path: String) throws(ServerError) {
+        guard let slash = path.lastIndex(of: "/") else { return }
+        let dir = slash == path.startIndex ? "/" : String(path[..<slash])
+        var info = stat()
+        if stat(dir, &info) != 0 {
+            guard errno == ENOENT else {
+                throw ServerError("socket directory \(dir): \(String(cString: strerror(errno)))")
+            }
+            // Created 0755 whatever the umask (the socket must be reachable).
+            let previousMask = umask(0o022)
+            let made = mkdir(dir, 0o755)
+            umask(previousMask)
+            guard made == 0 || errno == EEXIST, stat(dir, &info) == 0 else {
+                throw ServerError("cannot create the socket directory \(dir): \(String(cString: strerror(errno)))")
+            }
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ServerError("socket directory \(dir) is not a directory") }
+        let owner = info.st_uid
+        guard owner == 0 || owner == geteuid() else {
+            throw ServerError(
+                "socket directory \(dir) is owned by uid \(owner), neither root nor the daemon's uid \(geteuid()); "
+                    + "not listening where another user could replace the socket")
+        }
+        let shared = info.st_mode & 0o022 != 0
+        guard !shared || info.st_mode & S_ISVTX != 0 else {
+            throw ServerError(
+                "socket directory \(dir) is writable by \(info.st_mode & 0o002 != 0 ? "others" : "its group") without the sticky bit "
+                    + "(mode \(String(info.st_mode & 0o7777, radix: 8))); not listening where another user could replace the socket")
+        }
     }
 }
 

@@ -12,6 +12,10 @@ package struct UdevIIODevice: Sendable, Equatable {
     /// sysfs attributes the sensor layer uses, by file name relative to the device
     /// (`in_accel_scale`, `scan_elements/in_accel_x_type`, …); absent ones are missing.
     package var attributes: [String: String]
+    /// The driver and modalias of the nearest parent that has a driver (the
+    /// chip's bus device: `mxc4005`, `acpi:MXC4005:MXC4005:`), for `status`.
+    package var driver: String? = nil
+    package var modalias: String? = nil
 }
 
 /// Every libudev call of the daemon: enumerating IIO devices, reading their
@@ -96,7 +100,19 @@ package final class Udev {
             accelLocation: properties["ACCEL_LOCATION"],
             hasRawAxes: axes.allSatisfy { attributes["in_accel_\($0)_raw"] != nil },
             hasScanElements: axes.allSatisfy { attributes["scan_elements/in_accel_\($0)_en"] != nil })
-        return UdevIIODevice(info: info, properties: properties, attributes: attributes)
+        var described = UdevIIODevice(info: info, properties: properties, attributes: attributes)
+        // The IIO device has no driver of its own: the chip's device above it does.
+        var parent = udev_device_get_parent(device)
+        while let current = parent {
+            if let driver = string(udev_device_get_driver(current)) ?? string(udev_device_get_property_value(current, "DRIVER")) {
+                described.driver = driver
+                described.modalias = string(udev_device_get_property_value(current, "MODALIAS"))
+                    ?? string(udev_device_get_sysattr_value(current, "modalias")).map { $0.trimmingWhitespace() }
+                break
+            }
+            parent = udev_device_get_parent(current)
+        }
+        return described
     }
 
     /// Starts a monitor for `iio` events and returns its fd (for the event loop).

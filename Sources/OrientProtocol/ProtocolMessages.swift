@@ -43,6 +43,8 @@ public enum Request: Sendable, Equatable {
     case unlock
     /// Reply `ok` with the trace header fields, then a `sample` message per sensor sample.
     case samples
+    /// Reply with a `status` message: what the daemon sees and why (`DaemonStatus`).
+    case status
 }
 
 /// One request line: the request and the `seq` to echo in its reply.
@@ -107,7 +109,7 @@ public enum RequestDecoder {
     /// At most this many names in a constraint's `allow` list.
     public static let maxAllowNames = 16
     /// The ops, in the SPEC's order.
-    public static let ops = ["get", "subscribe", "unsubscribe", "constrain", "release", "lock", "unlock", "samples"]
+    public static let ops = ["get", "subscribe", "unsubscribe", "constrain", "release", "lock", "unlock", "samples", "status"]
     /// The names an `allow` list may hold.
     public static let maskNames = MaskName.allCases.map(\.rawValue)
 
@@ -151,6 +153,7 @@ public enum RequestDecoder {
         case "unsubscribe": request = .unsubscribe
         case "unlock": request = .unlock
         case "samples": request = .samples
+        case "status": request = .status
         case "constrain":
             let id = try constraintID(value, op: op, seq: seq)
             request = .constrain(id: id, allow: try allowList(value, seq: seq))
@@ -237,14 +240,20 @@ public enum Reply {
 
     /// The reply to `samples`: what a recorder needs for a trace header (SPEC §8):
     /// `{"type":"ok","seq":1,"mount_matrix":"…","rate_hz":20,"on_change":false}`.
-    /// `rate_hz` is left out when unknown.
-    public static func samplesOK(seq: Int64?, mountMatrix: MountMatrix, rateHz: Double?, onChange: Bool) -> String {
+    /// `rate_hz` is left out when unknown. `provenance` adds string members a
+    /// recorder copies into the trace header as they are (`orientd_version`,
+    /// `iio_name`, `driver`, `mount_matrix_source`, …).
+    public static func samplesOK(
+        seq: Int64?, mountMatrix: MountMatrix, rateHz: Double?, onChange: Bool,
+        provenance: [(key: String, value: String)] = []
+    ) -> String {
         var s = "{\"type\":\"ok\""
         if let seq { s += ",\"seq\":\(seq)" }
         s += ",\"mount_matrix\":" + jsonQuoted(mountMatrix.description)
         if let rateHz { s += ",\"rate_hz\":" + jsonNumber(rateHz) }
-        s += ",\"on_change\":" + (onChange ? "true" : "false") + "}"
-        return s
+        s += ",\"on_change\":" + (onChange ? "true" : "false")
+        for (key, value) in provenance { s += "," + jsonQuoted(key) + ":" + jsonQuoted(shownInMessage(value, to: 256)) }
+        return s + "}"
     }
 
     /// One sensor sample in the sensor frame (before the mount matrix):

@@ -28,6 +28,8 @@ public enum ServerMessage: Sendable, Equatable {
     case error(ProtocolError)
     /// A sensor sample in the sensor frame; a `null` component decodes as NaN.
     case sample(tMs: Double, vector: Vector3)
+    /// The reply to `status`.
+    case status(DaemonStatus, seq: Int64?)
 
     /// Decodes one line, given without its newline (a trailing `\r` is tolerated).
     public static func decode(_ line: some Collection<UInt8>) throws(ProtocolDecodeError) -> ServerMessage {
@@ -55,9 +57,12 @@ public enum ServerMessage: Sendable, Equatable {
                     let vector = Vector3(
                         try fields.component("x"), try fields.component("y"), try fields.component("z"))
                     return .sample(tMs: try fields.number("t_ms"), vector: vector)
+                case "status":
+                    let rest = fields.members.filter { $0.key != "type" && $0.key != "seq" }
+                    return .status(try DaemonStatus(fields: rest), seq: try fields.optionalInteger("seq"))
                 default:
                     throw ProtocolDecodeError(
-                        "unknown message type '\(shownInMessage(fields.type))' (expected hello, state, ok, error or sample)")
+                        "unknown message type '\(shownInMessage(fields.type))' (expected hello, state, ok, error, sample or status)")
                 }
             }
         }.get()
@@ -197,11 +202,16 @@ private struct MessageFields {
 
     /// A string field naming a case of `T` by its raw value.
     func enumeration<T: RawRepresentable<String> & CaseIterable>(_ key: String) throws(ProtocolDecodeError) -> T {
-        let name = try string(key)
-        guard let value = T(rawValue: name) else {
-            let expected = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ProtocolDecodeError("'\(key)' is '\(shownInMessage(name))' (expected one of \(expected))")
-        }
-        return value
+        try namedCase(try string(key), key: key)
     }
+}
+
+/// The case of `T` whose raw value is `name`, or an error naming the field
+/// `key`, what it held and the names expected.
+func namedCase<T: RawRepresentable<String> & CaseIterable>(_ name: String, key: String) throws(ProtocolDecodeError) -> T {
+    guard let value = T(rawValue: name) else {
+        let expected = T.allCases.map(\.rawValue).joined(separator: ", ")
+        throw ProtocolDecodeError("'\(key)' is '\(shownInMessage(name))' (expected one of \(expected))")
+    }
+    return value
 }

@@ -15,12 +15,12 @@ enum ValueKind: Sendable {
     case bool(@Sendable (inout DaemonConfig, Bool) -> Void)
     /// One of a fixed list of words.
     case choice([String], @Sendable (inout DaemonConfig, String) -> Void)
-    case zSign, maskList, device, mountMatrix, socket
+    case zSign, maskList, device, mountMatrix, socket, seatUsers
 
     /// Keys whose default is "not set" accept an empty value meaning just that.
     var emptyMeansUnset: Bool {
         switch self {
-        case .device, .mountMatrix, .socket: return true
+        case .device, .mountMatrix, .socket, .seatUsers: return true
         default: return false
         }
     }
@@ -32,7 +32,7 @@ struct KeySpec: Sendable {
     let kind: ValueKind
 }
 
-let sectionNames = ["classifier", "orientation", "sensor", "limits", "daemon"]
+let sectionNames = ["classifier", "orientation", "sensor", "limits", "daemon", "dbus"]
 
 private func classifierNumber(_ name: String, _ unit: String, _ set: @escaping @Sendable (inout ClassifierConfig, Double) -> Void) -> KeySpec {
     KeySpec(section: "classifier", name: name, kind: .number(unit: unit) { set(&$0.classifier, $1) })
@@ -120,18 +120,42 @@ let keyTable: [KeySpec] = [
     limit("constraints-per-client", 1...1024, "constraints") { $0.constraintsPerClient = $1 },
     limit("line-length", 64...65536, "bytes") { $0.lineLength = $1 },
     limit("reply-buffer", 4096...16 << 20, "bytes") { $0.replyBuffer = $1 },
+    limit("clients-per-uid", 1...65536, "clients") { $0.clientsPerUID = $1 },
+    limit("reserved-clients", 0...65536, "clients") { $0.reservedClients = $1 },
+    limit("changes-per-second", 1...1000, "changes") { $0.changesPerSecond = $1 },
+    limit("samples-rate", 1...1000, "Hz") { $0.samplesRate = $1 },
 
     KeySpec(section: "daemon", name: "socket", kind: .socket),
     KeySpec(
         section: "daemon", name: "lock-permission",
         kind: .choice(LockPermission.allCases.map(\.rawValue)) { config, word in
-            config.lockPermission = LockPermission(rawValue: word) ?? .anyone
+            config.lockPermission = LockPermission(rawValue: word) ?? .seat
         }),
+    KeySpec(
+        section: "daemon", name: "constrain-permission",
+        kind: .choice(AccessPolicy.constrainChoices.map(\.rawValue)) { config, word in
+            config.constrainPermission = AccessPolicy(rawValue: word) ?? .seat
+        }),
+    KeySpec(
+        section: "daemon", name: "samples-permission",
+        kind: .choice(AccessPolicy.samplesChoices.map(\.rawValue)) { config, word in
+            config.samplesPermission = AccessPolicy(rawValue: word) ?? .root
+        }),
+    KeySpec(section: "daemon", name: "seat-users", kind: .seatUsers),
     KeySpec(
         section: "daemon", name: "log-level",
         kind: .choice(DaemonConfig.LogLevel.allCases.map(\.rawValue)) { config, word in
             config.logLevel = DaemonConfig.LogLevel(rawValue: word) ?? .notice
         }),
+
+    KeySpec(section: "dbus", name: "enable", kind: .bool { $0.dbus.enabled = $1 }),
+    KeySpec(
+        section: "dbus", name: "polkit",
+        kind: .choice(DBusPolkit.allCases.map(\.rawValue)) { config, word in
+            config.dbus.polkit = DBusPolkit(rawValue: word) ?? .auto
+        }),
+    KeySpec(section: "dbus", name: "replace", kind: .bool { $0.dbus.replace = $1 }),
+    KeySpec(section: "dbus", name: "claimers", kind: .integer(1...65536, unit: "claimers") { $0.dbus.claimers = $1 }),
 ]
 
 /// The longest path a Unix socket address holds (`sun_path` is 108 bytes with its NUL).

@@ -20,8 +20,8 @@ import OrientProtocol
 /// Numbers are strict, locale-free decimals (`100`, `0.5`, `-25`, `1e3`), written
 /// without their unit. Booleans are `true`/`false`, `yes`/`no`, `on`/`off`,
 /// `1`/`0` (any case). An empty value is an error, except for the keys whose
-/// default is "not set" (`device`, `mount-matrix`, `socket`), where it means
-/// exactly that.
+/// default is "not set" (`device`, `mount-matrix`, `socket`, `seat-users`),
+/// where it means exactly that.
 ///
 /// The text must be UTF-8 without control characters other than tab; a line is
 /// at most ``maxLineBytes`` bytes. Nothing is returned from a bad file: the first
@@ -266,6 +266,11 @@ private struct Parser {
                 throw fail("socket path is \(value.utf8.count) bytes; a Unix socket path holds at most \(maxSocketPathBytes)")
             }
             config.socket = value
+        case .seatUsers:
+            switch SeatUsers.parse(value) {
+            case .success(let users): config.seatUsers = users
+            case .failure(let error): throw fail("seat-users: \(error.description); found \(found(s, e))")
+            }
         }
     }
 
@@ -397,28 +402,3 @@ private struct Parser {
 private func quoted(_ text: String) -> String { "'\(clip(text))'" }
 
 private func clip(_ text: String) -> String { text.count > 32 ? text.prefix(32) + "..." : text }
-
-/// The closest of `candidates` within edit distance 2 of `word` (case-insensitive), if any.
-private func suggestion(for word: String, among candidates: [String]) -> String? {
-    let w = Array(word.lowercased().utf8)
-    guard w.count <= 64 else { return nil }
-    var best: (name: String, distance: Int)?
-    for candidate in candidates {
-        let d = editDistance(w, Array(candidate.utf8))
-        if d <= 2, d < (best?.distance ?? Int.max) { best = (candidate, d) }
-    }
-    return best?.name
-}
-
-/// Levenshtein distance between two byte strings.
-private func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    var previous = Array(0...b.count)
-    for (i, x) in a.enumerated() {
-        var current = [i + 1] + Array(repeating: 0, count: b.count)
-        for (j, y) in b.enumerated() {
-            current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
-}

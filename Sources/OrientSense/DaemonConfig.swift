@@ -60,9 +60,20 @@ public struct DaemonConfig: Sendable, Equatable {
     /// `--socket` and `ORIENTD_SOCKET` override either (SPEC §7).
     public var socket: String?
     /// Who may `lock` and `unlock` (`lock-permission`).
-    public var lockPermission: LockPermission = .anyone
+    public var lockPermission: LockPermission = .seat
+    /// Who may `constrain` and `release` (`constrain-permission`).
+    public var constrainPermission: AccessPolicy = .seat
+    /// Who may stream raw readings with `samples` (`samples-permission`).
+    public var samplesPermission: AccessPolicy = .root
+    /// Uids that count as the seat besides logind's active session (`seat-users`).
+    public var seatUsers: SeatUsers = .none
     /// Least severe log lines written (`log-level`).
     public var logLevel: LogLevel = .notice
+
+    // MARK: [dbus]
+
+    /// The iio-sensor-proxy-compatible D-Bus side (`[dbus]`).
+    public var dbus = DBusConfig()
 
     /// The SPEC defaults.
     public init() {}
@@ -92,6 +103,19 @@ public struct DaemonConfig: Sendable, Equatable {
         /// Bytes of unread replies a client may have queued before it is
         /// disconnected (`reply-buffer`, 4096…16 MiB).
         public var replyBuffer = 65536
+        /// Most clients one uid other than root may have connected
+        /// (`clients-per-uid`, 1…65536).
+        public var clientsPerUID = 64
+        /// Client slots only root and the seat may take: other uids are refused
+        /// once `clients - reservedClients` are connected (`reserved-clients`, 0…65536).
+        public var reservedClients = 32
+        /// How many times a second one client's constraints and locks may change
+        /// what the daemon publishes; changes beyond are coalesced, the latest
+        /// applied when the client's budget allows (`changes-per-second`, 1…1000).
+        public var changesPerSecond = 20
+        /// Most samples a second a `samples` client other than root receives
+        /// (`samples-rate`, 1…1000 Hz).
+        public var samplesRate = 50
 
         /// The SPEC defaults.
         public init() {}
@@ -121,25 +145,29 @@ public enum NaturalGeometrySetting: Sendable, Hashable {
 }
 
 /// Who may set and clear the user rotation lock (`[daemon] lock-permission`).
-///
-/// The lock is a user setting on what is usually a single-user device, so the
-/// default lets any client that can reach the socket use it.
 public enum LockPermission: String, Sendable, Hashable, CaseIterable {
-    /// Any client.
-    case anyone
-    /// When no lock is set, any client; once set, only the uid that set it, or root.
+    /// Root and the seat (the default): whoever is at the device decides, and
+    /// after a user switch the new seat user may change what the last one set.
+    case seat
+    /// Root and the seat; once a lock is set, only the uid that set it or root,
+    /// as long as that uid still holds the seat.
     case sameUser = "same-user"
     /// Only uid 0.
     case root
+    /// Any client that can reach the socket.
+    case anyone
 
-    /// Whether a client running as `uid` may lock or unlock, when the current
-    /// lock was set by `lockOwner` (nil: no lock is set). For `same-user` the
-    /// daemon keeps the owner's uid with the persisted lock.
-    public func permits(uid: UInt32, lockOwner: UInt32?) -> Bool {
+    /// Whether a client of `principal` running as `uid` may lock or unlock, when
+    /// the current lock was set by `lockOwner` (nil: no lock is set), and
+    /// `ownerHoldsSeat` says whether that uid is still root or the seat.
+    public func permits(_ principal: Principal, uid: UInt32, lockOwner: UInt32?, ownerHoldsSeat: Bool) -> Bool {
         switch self {
         case .anyone: return true
-        case .sameUser: return uid == 0 || lockOwner == nil || lockOwner == uid
-        case .root: return uid == 0
+        case .seat: return principal != .other
+        case .root: return principal == .root
+        case .sameUser:
+            guard principal != .other else { return false }
+            return principal == .root || lockOwner == nil || lockOwner == uid || !ownerHoldsSeat
         }
     }
 }

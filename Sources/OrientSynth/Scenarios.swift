@@ -54,6 +54,7 @@ package enum Scenarios {
         Entry(name: "end-over-end") { endOverEnd(seed: $0) },
         Entry(name: "car-dock") { carDock(seed: $0) },
         Entry(name: "demo") { demo(seed: $0) },
+        Entry(name: "calibration-poses") { calibrationPoses(seed: $0) },
     ]
 
     /// The catalog entry called `name`, if any.

@@ -15,6 +15,20 @@ enum ChildProcess {
     /// Starts `argv` (searched in PATH) with this process's environment, an empty
     /// signal mask and default signal actions.
     static func spawn(_ argv: [String]) -> Started {
+        withAttributes(newProcessGroup: false) { attributes in
+            var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) }
+            cArguments.append(nil)
+            defer { for pointer in cArguments { free(pointer) } }
+            var pid: pid_t = 0
+            let result = posix_spawnp(&pid, argv[0], nil, &attributes, &cArguments, environ)
+            return result == 0 ? .pid(pid) : .failed(result)
+        }
+    }
+
+    /// posix_spawn attributes for a command: an empty signal mask, default
+    /// actions for the signals orientctl catches, and with `newProcessGroup`
+    /// a process group of its own (so it can be killed with its children).
+    static func withAttributes<Result>(newProcessGroup: Bool, _ body: (inout posix_spawnattr_t) -> Result) -> Result {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -25,14 +39,13 @@ enum ChildProcess {
         sigemptyset(&defaults)
         for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) }
-        cArguments.append(nil)
-        defer { for pointer in cArguments { free(pointer) } }
-        var pid: pid_t = 0
-        let result = posix_spawnp(&pid, argv[0], nil, &attributes, &cArguments, environ)
-        return result == 0 ? .pid(pid) : .failed(result)
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        return body(&attributes)
     }
 
     /// Waits for `pid` on a background thread; its exit status, or 128 + N when

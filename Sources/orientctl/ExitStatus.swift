@@ -1,6 +1,9 @@
 import OrientClient
 import OrientProtocol
 
+/// orientctl's version: the release of orientd it comes with.
+let orientctlVersion = "0.2.0"
+
 /// Exit codes (sysexits.h) and how client errors map onto them.
 enum ExitStatus {
     static let success: Int32 = 0

@@ -10,17 +10,33 @@ import Synchronization
 /// passed on to the command, except those the terminal sent (the command, in the
 /// same foreground process group, already has them). If orientctl is killed
 /// outright, the daemon drops the constraint when the connection closes.
+/// When the daemon cannot be reached, the command runs anyway (a launcher
+/// wrapped in `hold` must not lose its app), with a warning on stderr, and the
+/// constraint is registered as soon as the daemon answers.
 enum HoldCommand {
     static func run(_ client: OrientClient, mask: [String], argv: [String]) async -> Int32 {
         let relay = SignalRelay()
         SignalPipe.install([SIGINT, SIGTERM, SIGHUP]) { signal, fromTerminal in
             relay.deliver(signal, fromTerminal: fromTerminal)
         }
-        let handle: ConstraintHandle
+        let id = "orientctl-hold-\(getpid())"
+        let held = HeldConstraint()
+        let maskText = mask.joined(separator: ",")
+        var retry: Task<Void, Never>?
         do {
-            handle = try await client.constrain(id: "orientctl-hold-\(getpid())", allow: mask)
+            let handle = try await client.constrain(id: id, allow: mask)
+            held.set(handle)
+            Output.error("allowing only \(maskText) while \(argv[0]) runs")
         } catch {
-            return ExitStatus.report(error)
+            // The command matters more than the constraint: run it anyway, and,
+            // when the daemon is only out of reach, keep trying to register the
+            // constraint while it runs (a refusal would only be repeated).
+            let refused: Bool
+            if case .server = error { refused = true } else { refused = false }
+            Output.error(
+                "warning: \(error.description); running \(argv[0]) without the constraint"
+                    + (refused ? "" : " (retrying while it runs)"))
+            if !refused { retry = registerWhenBack(client, id: id, mask: mask, into: held, command: argv[0]) }
         }
         let status: Int32
         switch relay.spawn(argv) {
@@ -33,15 +49,47 @@ enum HoldCommand {
             status = await ChildProcess.wait(pid)
             relay.childExited()
         }
-        do {
-            try await handle.release()
-        } catch {
-            // The command's status matters more; the daemon drops the constraint
-            // anyway when this process exits and the connection closes.
-            Output.error("releasing the constraint: \(error)")
+        retry?.cancel()
+        await retry?.value
+        if let handle = held.handle {
+            do {
+                try await handle.release()
+            } catch {
+                // The command's status matters more; the daemon drops the constraint
+                // anyway when this process exits and the connection closes.
+                Output.error("releasing the constraint: \(error)")
+            }
         }
         return status
     }
+
+    /// Tries to register the constraint again and again (250 ms, doubling to
+    /// 5 s) until it is, or the task is cancelled (the command ended).
+    private static func registerWhenBack(
+        _ client: OrientClient, id: String, mask: [String], into held: HeldConstraint, command: String
+    ) -> Task<Void, Never> {
+        Task {
+            var delayMs = 250
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(delayMs))
+                guard !Task.isCancelled else { return }
+                if let handle = try? await client.constrain(id: id, allow: mask) {
+                    held.set(handle)
+                    Output.error("orientd is back: allowing only \(mask.joined(separator: ",")) while \(command) runs")
+                    return
+                }
+                delayMs = min(delayMs * 2, 5000)
+            }
+        }
+    }
+}
+
+/// The constraint's handle once it is registered (now, or by the retry task later).
+final class HeldConstraint: Sendable {
+    private let slot = Mutex<ConstraintHandle?>(nil)
+
+    func set(_ handle: ConstraintHandle) { slot.withLock { $0 = handle } }
+    var handle: ConstraintHandle? { slot.withLock { $0 } }
 }
 
 /// Passes signals on to the child once it exists; remembers a signal that came

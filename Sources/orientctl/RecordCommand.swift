@@ -4,14 +4,17 @@ import Glibc
 import OrientClient
 import OrientProtocol
 
-/// `orientctl record FILE`: samples to a trace file (SPEC §8), until
+/// `orientctl record FILE`: samples to a trace file (docs/traces.md), until
 /// SIGINT/SIGTERM or `--duration`.
 ///
-/// The header comes from the `samples` reply; every sample line is written
-/// with write(2) as it arrives, so the file is complete up to the last sample
-/// whenever the recording stops. Recording stops early (exit 69) if the
-/// sample clock goes backwards, which happens when the daemon restarts: the
-/// file stays a valid trace.
+/// FILE is never truncated or half-written: the recording goes to a temporary
+/// file beside it (`.FILE.XXXXXX`), created before connecting so an unwritable
+/// place fails at once, and renamed over FILE only when the recording ends with
+/// samples in it. With no daemon, no sample, or a write error, FILE is left as
+/// it was. The header is written with the first sample: times start at 0, and
+/// `clock_offset_ms` holds the sensor-clock time of that first sample.
+/// Recording stops early (exit 69) if the sample clock goes backwards, which
+/// happens when the daemon restarts: what was recorded is kept, a valid trace.
 enum RecordCommand {
     private enum Outcome: Sendable {
         case stop
@@ -20,46 +23,50 @@ enum RecordCommand {
 
     static func run(_ client: OrientClient, path: String, duration: Double?) async -> Int32 {
         let signals = SignalPipe.stream([SIGINT, SIGTERM])
-        let name = path == "-" ? "standard output" : path
-        let fd: Int32
-        if path == "-" {
-            fd = 1
-        } else {
-            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                Output.error("cannot create \(path): \(systemError())")
-                return ExitStatus.ioError
-            }
+        let output: RecordingFile
+        switch RecordingFile.create(path) {
+        case .success(let file): output = file
+        case .failure(let message):
+            Output.error(message)
+            return ExitStatus.ioError
         }
-        defer { if fd != 1 { close(fd) } }
 
         let header: Trace
         let samples: AsyncStream<Sample>
         do {
             (header, samples) = try await client.samples()
         } catch {
+            output.discard()
             return ExitStatus.report(error)
         }
-        var trace = header
-        trace.extraHeaders = [(key: "recorded-by", value: "orientctl record")]
-        guard Output.write(trace.serialized(), to: fd) else {
-            Output.error("cannot write \(name): \(systemError())")
-            return ExitStatus.ioError
-        }
 
-        return await withTaskGroup(of: Outcome.self) { group in
+        let status = await withTaskGroup(of: Outcome.self) { group in
             group.addTask {
                 var last = -Double.infinity
                 var count = 0
+                var clockOffset = 0.0
                 for await sample in samples {
                     if sample.tMs < last {
                         Output.error(
                             "the sample clock went back from \(last) to \(sample.tMs) ms (orientd restarted?); stopping")
                         return .finished(ExitStatus.unavailable, samples: count)
                     }
+                    if count == 0 {
+                        clockOffset = sample.tMs
+                        var trace = header
+                        trace.extraHeaders += [
+                            (key: "clock_offset_ms", value: jsonNumber(clockOffset)),
+                            (key: "recorded-by", value: "orientctl record"),
+                        ]
+                        guard output.write(trace.serialized()) else {
+                            Output.error("cannot write \(output.name): \(systemError())")
+                            return .finished(ExitStatus.ioError, samples: 0)
+                        }
+                    }
                     last = sample.tMs
-                    guard Output.write(sample.traceLine, to: fd) else {
-                        Output.error("cannot write \(name): \(systemError())")
+                    let rebased = Sample(tMs: ((sample.tMs - clockOffset) * 1000).rounded() / 1000, vector: sample.vector)
+                    guard output.write(rebased.traceLine) else {
+                        Output.error("cannot write \(output.name): \(systemError())")
                         return .finished(ExitStatus.ioError, samples: count)
                     }
                     count += 1
@@ -85,14 +92,81 @@ enum RecordCommand {
                     status = code
                     group.cancelAll()
                     if code == ExitStatus.success, count == 0 {
-                        // A trace without samples would not replay: say why instead.
-                        Output.error("no samples arrived (does orientd have a sensor? `orientctl get` shows \"sensor\"); \(name) holds only the header")
+                        Output.error(
+                            "no samples arrived (does orientd have a sensor? `orientctl status` says); \(output.keptMessage)")
                         status = ExitStatus.unavailable
+                    }
+                    if count == 0 || code == ExitStatus.ioError {
+                        output.discard()
+                    } else if !output.commit() {
+                        status = ExitStatus.ioError
                     }
                 }
                 if case .finished = outcome { break }
             }
             return status
         }
+        return status
+    }
+}
+
+/// Where a recording goes: standard output, or a temporary file renamed over
+/// the target when the recording is complete.
+struct RecordingFile: Sendable {
+    let fd: Int32
+    /// The target as the user named it (or "standard output").
+    let name: String
+    let target: String?
+    let temporary: String?
+
+    enum Created {
+        case success(RecordingFile)
+        case failure(String)
+    }
+
+    /// Standard output for `-`; else a new temporary file in FILE's directory.
+    static func create(_ path: String) -> Created {
+        guard path != "-" else { return .success(RecordingFile(fd: 1, name: "standard output", target: nil, temporary: nil)) }
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            return .failure("cannot record to \(path): it is a directory")
+        }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var template = Array("\(directory).\(base).XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard fd >= 0 else { return .failure("cannot create \(path): \(systemError())") }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // not passed on to anything orientctl starts
+        fchmod(fd, 0o644)
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return .success(RecordingFile(fd: fd, name: path, target: path, temporary: temporary))
+    }
+
+    func write(_ text: String) -> Bool { Output.write(text, to: fd) }
+
+    /// What became of the target when nothing is kept.
+    var keptMessage: String {
+        guard let target else { return "nothing written" }
+        return "\(target) left as it was"
+    }
+
+    /// Makes the recording the target: fsync, close, rename. False (reported) on failure.
+    func commit() -> Bool {
+        guard let target, let temporary else { return true }
+        defer { close(fd) }
+        guard fsync(fd) == 0, rename(temporary, target) == 0 else {
+            Output.error("cannot write \(target): \(systemError())")
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// Drops the temporary file; the target stays as it was.
+    func discard() {
+        guard let temporary else { return }
+        close(fd)
+        unlink(temporary)
     }
 }

@@ -16,11 +16,14 @@ struct Options {
     var logLevel: LogLevel?
     var help = false
     var version = false
+    var dbus = false
+    var replace = false
 
     static let usage = """
         Usage: orientd [--config FILE] [--socket PATH] [--state-dir DIR] [--mock TRACE]
                        [--speed X|max] [--loop] [--exit-at-end] [--print]
-                       [--log-level LEVEL] [--check-config] [--version] [--help]
+                       [--dbus] [--replace] [--log-level LEVEL] [--check-config]
+                       [--version] [--help]
 
         Turns an accelerometer into screen orientation and publishes it on a Unix
         socket (newline-delimited JSON; see docs/protocol.md).
@@ -40,6 +43,9 @@ struct Options {
           --print           write every published state to stdout as one JSON line
           --state-dir DIR   where the rotation lock is kept (default $STATE_DIRECTORY
                             or /var/lib/orientd)
+          --dbus            also serve iio-sensor-proxy's D-Bus API (net.hadess.SensorProxy
+                            on the system bus; see docs/dbus.md), as [dbus] enable = true
+          --replace         take net.hadess.SensorProxy from its owner (iio-sensor-proxy)
           --log-level LEVEL error, warning, notice (default), info or debug
           --version         print the version and exit
           --help            print this help and exit
@@ -88,7 +94,7 @@ struct Options {
                     throw UsageError("--log-level takes error, warning, notice, info or debug, not '\(text.prefix(32))'")
                 }
                 logLevel = level
-            case "--loop", "--exit-at-end", "--print", "--help", "-h", "--version", "--check-config":
+            case "--loop", "--exit-at-end", "--print", "--help", "-h", "--version", "--check-config", "--dbus", "--replace":
                 guard inline == nil else { throw UsageError("\(name) takes no value") }
                 switch name {
                 case "--loop": loop = true
@@ -96,6 +102,8 @@ struct Options {
                 case "--print": print = true
                 case "--version": version = true
                 case "--check-config": checkConfig = true
+                case "--dbus": dbus = true
+                case "--replace": replace = true
                 default: help = true
                 }
             default:

@@ -72,6 +72,8 @@ daemonOptions.print = options.print
 daemonOptions.configPath = configPath ?? DaemonConfig.defaultPath
 daemonOptions.configOptional = options.configPath == nil
 daemonOptions.logLevelOverride = options.logLevel
+daemonOptions.dbus = options.dbus
+daemonOptions.replaceBusName = options.replace
 // A developer's replay on the default socket goes on without it if it is taken.
 daemonOptions.socketOptional = options.mockTrace != nil && namedSocket == nil
 

@@ -119,6 +119,13 @@ func writeAll(to directory: String) -> Int32 {
             Scenarios.demo().trace(
                 rateHz: 20, mountMatrix: matrix,
                 description: "the demo with mount matrix \(rotatedMatrixText): sensor frame differs, panel frame identical")))
+        // The poses a user records for `orientctl calibrate` on a tablet whose sensor
+        // is mounted per the rotated matrix while no hwdb entry says so (identity in use).
+        var poses = Scenarios.calibrationPoses().trace(rateHz: 20, mountMatrix: matrix)
+        poses.mountMatrix = .identity
+        poses.description =
+            "calibration poses of a sensor mounted per \(rotatedMatrixText), recorded with no matrix in use"
+        jobs.append(("calibration-poses-rotated", poses))
     } catch {
         printError("internal: \(error)")
         return 70

@@ -252,3 +252,24 @@ struct ClientReconnectTests {
         #expect(try await next(states).orientation == .rightUp)
     }
 }
+
+@Suite("Connection events", .timeLimit(.minutes(1)))
+struct ConnectionEventTests {
+    @Test("connectionEvents() says when the connection comes up, goes down, and comes back")
+    func upDownUp() async throws {
+        let server = try FakeServer()
+        let client = OrientClient(socketPath: server.path, options: fastOptions())
+        let events = AsyncStreamBox(client.connectionEvents())
+        let states = client.states()  // something that needs the daemon, so the client reconnects
+        _ = states
+        let first = try await server.acceptAndGreet()
+        #expect(try await next(events) == .connected)
+        first.close()
+        guard case .lost(.unavailable) = try await next(events) else {
+            Issue.record("expected .lost(.unavailable)")
+            return
+        }
+        _ = try await server.acceptAndGreet()
+        #expect(try await next(events) == .connected)
+    }
+}

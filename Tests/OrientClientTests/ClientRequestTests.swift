@@ -199,3 +199,44 @@ extension OrientClientError {
         return false
     }
 }
+
+@Suite("The status request", .timeLimit(.minutes(1)))
+struct ClientStatusTests {
+    static let status = DaemonStatus(
+        version: "9.9", sensorState: .idle,
+        sensor: DaemonStatus.Sensor(device: "iio:device0", syspath: "/sys/x/iio:device0", name: "accel_3d"),
+        mountMatrix: DaemonStatus.Decision(.identity, reason: "ACCEL_MOUNT_MATRIX"),
+        natural: DaemonStatus.Decision(.portrait, reason: "config"), zSign: DaemonStatus.Decision(1, reason: "default"))
+
+    @Test("status sends op status and returns the decoded reply")
+    func status() async throws {
+        let server = try FakeServer()
+        let client = OrientClient(socketPath: server.path, options: fastOptions())
+        let reply = Task { try await client.status() }
+        let connection = try await server.acceptAndGreet()
+        let request = try await connection.readRequest()
+        #expect(request.request == .status)
+        try await connection.send(Self.status.json(seq: request.seq))
+        #expect(try await within(15) { try await reply.value } == Self.status)
+    }
+
+    @Test("a malformed status reply fails with .protocol naming the member; another type too", arguments: [
+        (#"{"type":"status","seq":SEQ,"version":"1","sensor":{"state":"idle"}}"#, "status is missing 'mount_matrix'"),
+        (#"{"type":"ok","seq":SEQ}"#, "expected a status in reply to status, got ok"),
+        (#"{"type":"status","seq":SEQ,"version":7}"#, "'status.version' must be a string"),
+    ])
+    func malformed(line: String, expected: String) async throws {
+        let server = try FakeServer()
+        let client = OrientClient(socketPath: server.path, options: fastOptions())
+        let reply = Task { try await client.status() }
+        let connection = try await server.acceptAndGreet()
+        let request = try await connection.readRequest()
+        try await connection.send(line.replacing("SEQ", with: "\(request.seq ?? 0)"))
+        let error = try await clientError { try await reply.value }
+        guard case .protocol(let message) = error else {
+            Issue.record("expected .protocol, got \(error)")
+            return
+        }
+        #expect(message.contains(expected), "\(message)")
+    }
+}

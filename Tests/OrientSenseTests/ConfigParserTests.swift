@@ -125,9 +125,20 @@ private let everyKey: [KeyCase] = [
     KeyCase("limits", "constraints-per-client", "8") { $0.limits.constraintsPerClient = 8 },
     KeyCase("limits", "line-length", "8192") { $0.limits.lineLength = 8192 },
     KeyCase("limits", "reply-buffer", "1048576") { $0.limits.replyBuffer = 1_048_576 },
+    KeyCase("limits", "clients-per-uid", "8") { $0.limits.clientsPerUID = 8 },
+    KeyCase("limits", "reserved-clients", "0") { $0.limits.reservedClients = 0 },
+    KeyCase("limits", "changes-per-second", "5") { $0.limits.changesPerSecond = 5 },
+    KeyCase("limits", "samples-rate", "100") { $0.limits.samplesRate = 100 },
     KeyCase("daemon", "socket", "/run/user/1000/orientd.sock") { $0.socket = "/run/user/1000/orientd.sock" },
     KeyCase("daemon", "lock-permission", "same-user") { $0.lockPermission = .sameUser },
+    KeyCase("daemon", "constrain-permission", "anyone") { $0.constrainPermission = .anyone },
+    KeyCase("daemon", "samples-permission", "off") { $0.samplesPermission = .off },
+    KeyCase("daemon", "seat-users", "1000, kiosk") { $0.seatUsers = .listed(["1000", "kiosk"]) },
     KeyCase("daemon", "log-level", "debug") { $0.logLevel = .debug },
+    KeyCase("dbus", "enable", "true") { $0.dbus.enabled = true },
+    KeyCase("dbus", "polkit", "required") { $0.dbus.polkit = .required },
+    KeyCase("dbus", "replace", "yes") { $0.dbus.replace = true },
+    KeyCase("dbus", "claimers", "8") { $0.dbus.claimers = 8 },
 ]
 
 /// The package root, found from this file's path (Tests/OrientSenseTests/…).
@@ -166,7 +177,7 @@ struct ConfigParserTests {
         #expect(config.limits.constraintsPerClient == 32)
         #expect(config.limits.lineLength == 4096)
         #expect(config.limits.replyBuffer == 65536)
-        #expect(config.lockPermission == .anyone)
+        #expect(config.lockPermission == .seat)
         #expect(config.logLevel == .notice)
     }
 
@@ -197,7 +208,7 @@ struct ConfigParserTests {
         let tested = everyKey.map { "[\($0.section)] \($0.key)" }
         #expect(Set(tested) == allKnownKeys)
         #expect(tested.count == allKnownKeys.count)
-        #expect(ConfigParser.knownKeys.map(\.section) == ["classifier", "orientation", "sensor", "limits", "daemon"])
+        #expect(ConfigParser.knownKeys.map(\.section) == ["classifier", "orientation", "sensor", "limits", "daemon", "dbus"])
         // 34 scalar parameters, 8 tilt limits, allow-upside-down and z-sign.
         #expect(ConfigParser.knownKeys[0].keys.count == 44)
     }
@@ -252,9 +263,13 @@ struct ConfigParserTests {
             ("orientation", "natural", "auto"), ("orientation", "natural", "portrait"),
             ("orientation", "portrait-on-landscape", "right-up"),
             ("daemon", "lock-permission", "anyone"), ("daemon", "lock-permission", "root"),
+            ("daemon", "lock-permission", "seat"), ("daemon", "constrain-permission", "seat"),
+            ("daemon", "constrain-permission", "root"), ("daemon", "samples-permission", "seat"),
+            ("daemon", "samples-permission", "root"), ("daemon", "seat-users", "everyone"),
             ("daemon", "log-level", "error"), ("daemon", "log-level", "warning"),
             ("daemon", "log-level", "info"), ("classifier", "z-sign", "+1"), ("classifier", "z-sign", "-1.0"),
             ("classifier", "z-sign", "auto"),
+            ("dbus", "polkit", "auto"), ("dbus", "polkit", "off"),
         ])
     func enumeratedValues(section: String, key: String, value: String) throws {
         _ = try parseConfig("[\(section)]\n\(key) = \(value)\n")
@@ -270,9 +285,11 @@ struct ConfigParserTests {
         #expect(try parseConfig("[sensor]\ndevice = capteur-é\n# ünïcödé comment – m/s²\n").config.device == "capteur-é")
     }
 
-    @Test("an empty value for device, mount-matrix or socket means not set", arguments: ["device", "mount-matrix", "socket"])
+    @Test(
+        "an empty value for device, mount-matrix, socket or seat-users means not set",
+        arguments: ["device", "mount-matrix", "socket", "seat-users"])
     func emptyOptionalValue(key: String) throws {
-        let section = key == "socket" ? "daemon" : "sensor"
+        let section = key == "socket" || key == "seat-users" ? "daemon" : "sensor"
         #expect(try parseConfig("[\(section)]\n\(key) =\n").config == DaemonConfig())
         #expect(try parseConfig("[\(section)]\n\(key) = # not set\n").config == DaemonConfig())
     }
@@ -310,19 +327,37 @@ struct ConfigParserTests {
         #expect(NaturalGeometrySetting.fixed(.portrait).resolved(detected: .landscape) == .portrait)
     }
 
+    /// A lock request: who asks, the lock's owner, whether the owner still holds the seat.
+    struct LockCase: Sendable, CustomTestStringConvertible {
+        var permission: LockPermission
+        var uid: UInt32
+        var principal: Principal
+        var owner: UInt32?
+        var ownerHoldsSeat = true
+        var permitted: Bool
+        var testDescription: String {
+            "\(permission.rawValue): uid \(uid) (\(principal)), owner \(owner.map(String.init) ?? "none")"
+                + "\(ownerHoldsSeat ? "" : " (left the seat)") → \(permitted ? "may" : "may not")"
+        }
+    }
+
     @Test(
         "lock permission decides who may lock and unlock",
         arguments: [
-            (LockPermission.anyone, UInt32(1000), UInt32?.some(1001), true),
-            (.sameUser, 1000, nil, true),
-            (.sameUser, 1000, 1000, true),
-            (.sameUser, 1001, 1000, false),
-            (.sameUser, 0, 1000, true),
-            (.root, 1000, nil, false),
-            (.root, 0, 1000, true),
+            LockCase(permission: .anyone, uid: 65534, principal: .other, owner: 1000, permitted: true),
+            LockCase(permission: .seat, uid: 1000, principal: .seat, owner: 1001, permitted: true),
+            LockCase(permission: .seat, uid: 65534, principal: .other, owner: nil, permitted: false),
+            LockCase(permission: .sameUser, uid: 1000, principal: .seat, owner: nil, permitted: true),
+            LockCase(permission: .sameUser, uid: 1000, principal: .seat, owner: 1000, permitted: true),
+            LockCase(permission: .sameUser, uid: 1001, principal: .seat, owner: 1000, permitted: false),
+            LockCase(permission: .sameUser, uid: 1001, principal: .seat, owner: 1000, ownerHoldsSeat: false, permitted: true),
+            LockCase(permission: .sameUser, uid: 65534, principal: .other, owner: nil, permitted: false),
+            LockCase(permission: .sameUser, uid: 0, principal: .root, owner: 1000, permitted: true),
+            LockCase(permission: .root, uid: 1000, principal: .seat, owner: nil, permitted: false),
+            LockCase(permission: .root, uid: 0, principal: .root, owner: 1000, permitted: true),
         ])
-    func lockPermission(permission: LockPermission, uid: UInt32, owner: UInt32?, permitted: Bool) {
-        #expect(permission.permits(uid: uid, lockOwner: owner) == permitted)
+    func lockPermission(_ c: LockCase) {
+        #expect(c.permission.permits(c.principal, uid: c.uid, lockOwner: c.owner, ownerHoldsSeat: c.ownerHoldsSeat) == c.permitted)
     }
 }
 
@@ -334,7 +369,7 @@ struct ConfigParserErrorTests {
         "structural mistakes name the line and what was expected",
         arguments: [
             ("[classifer]\n", 1, "unknown section [classifer]; did you mean [classifier]?"),
-            ("\n[bogus]\n", 2, "unknown section [bogus] (the sections are [classifier], [orientation], [sensor], [limits], [daemon])"),
+            ("\n[bogus]\n", 2, "unknown section [bogus] (the sections are [classifier], [orientation], [sensor], [limits], [daemon], [dbus])"),
             ("[classifier\nsettle-time = 1\n", 1, "section header '[classifier' is missing its closing ']'"),
             ("[]\n", 1, "empty section name"),
             ("[ ]\n", 1, "empty section name"),
@@ -395,8 +430,10 @@ struct ConfigParserErrorTests {
             ("orientation", "default-allowed = sideways", "default-allowed: unknown orientation mask name 'sideways'"),
             ("orientation", "default-allowed = normal,,left-up", "default-allowed has an empty name in its list"),
             ("orientation", "default-allowed = normal,", "default-allowed has an empty name in its list"),
-            ("daemon", "lock-permission = everyone", "lock-permission must be one of anyone, same-user, root; found 'everyone'"),
+            ("daemon", "lock-permission = everyone", "lock-permission must be one of seat, same-user, root, anyone; found 'everyone'"),
             ("daemon", "log-level = verbose", "log-level must be one of error, warning, notice, info, debug; found 'verbose'"),
+            ("dbus", "polkit = sometimes", "polkit must be one of auto, required, off; found 'sometimes'"),
+            ("dbus", "claimers = 0", "claimers must be a whole number of claimers from 1 to 65536; found '0'"),
             ("limits", "clients = 0", "clients must be a whole number of clients from 1 to 65536; found '0'"),
             ("limits", "clients = 65537", "from 1 to 65536; found '65537'"),
             ("limits", "clients = 2.5", "clients must be a whole number"),
@@ -420,6 +457,15 @@ struct ConfigParserErrorTests {
             ("sensor", "still-after = 250ms", "still-after must be a decimal number of ms (like 100 or 0.5, '.' as decimal point); found '250ms' (write the number without its unit)"),
             ("sensor", "motion-angle = 50", "motion-angle must be from 0 to 45 degrees; found '50'"),
             ("sensor", "motion-magnitude = 21", "motion-magnitude must be from 0 to 20 m/s²; found '21'"),
+            ("daemon", "seat-users = 1000,,1001", "seat-users: an empty name in its list"),
+            ("daemon", "seat-users = everyone, 1000", "seat-users: 'everyone' stands alone, not in a list"),
+            ("daemon", "seat-users = 4294967295", "seat-users: uid '4294967295' is out of range"),
+            ("daemon", "seat-users = -admin", "seat-users: '-admin' is neither a uid nor a user name"),
+            ("daemon", "seat-users = alice smith", "seat-users: 'alice smith' is neither a uid nor a user name"),
+            ("daemon", "constrain-permission = off", "constrain-permission must be one of seat, root, anyone; found 'off'"),
+            ("daemon", "samples-permission = anyone", "samples-permission must be one of root, seat, off; found 'anyone'"),
+            ("limits", "changes-per-second = 0", "changes-per-second must be a whole number of changes from 1 to 1000"),
+            ("limits", "samples-rate = 2000", "samples-rate must be a whole number of Hz from 1 to 1000"),
         ])
     func badValues(section: String, line: String, fragment: String) {
         expectConfigError(configError("# comment\n[\(section)]\n\(line)\n"), line: 3, fragment)

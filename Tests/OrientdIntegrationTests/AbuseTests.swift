@@ -11,7 +11,8 @@ import Glibc
 /// past the limit, a storm of connections past the limit, hundreds of hostile
 /// byte streams, a subscriber that never reads through ten thousand changes,
 /// flooders that never read their replies, thousands of clients that constrain
-/// and vanish, and a subscriber that vanishes while a change is published.
+/// and vanish, a subscriber that vanishes while a change is published, and one
+/// uid (nobody) trying to take the whole client table (AbuseTests+Uids.swift).
 ///
 /// Every test runs a daemon without `--mock` (sensor `absent`), so the state
 /// moves only when the test's controller (or an abusive client) asks, and ends
@@ -128,8 +129,9 @@ struct AbuseTests {
         }
         #expect(clean == 100, "\(100 - clean) of 100 refusals were not exactly one limit error then close: \(refusals.first { $0.messages.count != 1 || !$0.closed }.map { "\($0.messages) closed \($0.closed)" } ?? "")")
         #expect(daemon.waitForStderr(containing: "refused"), "the daemon logs the refusals")
-        let logged = Self.logged("refused: \(limit) clients already connected", daemon, since: baseline)
-        #expect(logged == 100, "100 refusals logged, found \(logged)")
+        // The log is rate-limited: one line, however many refusals (docs/security.md).
+        let logged = Self.logged("refused: too many clients (limit \(limit))", daemon, since: baseline)
+        #expect(logged == 1, "100 refusals logged in one line, found \(logged)")
 
         // Idle at the limit, a thousand clients connected: no busy loop.
         let ticksBefore = try #require(ProcessStats.cpuTicks(daemon.pid))
@@ -247,9 +249,10 @@ struct AbuseTests {
         #expect(counts.refused >= 100, "only \(counts.refused) refusals in 1.5 s")
         let p99 = Self.quantile(latencies, 0.99)
         #expect(p99 < 250, "p99 get latency during the storm: \(p99) ms")
-        // One log line per refusal: the volume a storm writes to the journal.
-        let logged = Self.logged("refused: \(limit) clients already connected", daemon, since: baseline)
-        #expect(logged == counts.refused, "\(logged) refusals logged for \(counts.refused)")
+        // At most one log line per 10 s, however many refusals: a storm cannot
+        // flood the journal.
+        let logged = Self.logged("refused: too many clients (limit \(limit))", daemon, since: baseline)
+        #expect(logged == 1, "\(logged) refusal lines logged for \(counts.refused) refusals")
 
         // Still at the limit after the storm, and idle.
         let ticksBefore = try #require(ProcessStats.cpuTicks(daemon.pid))
@@ -737,7 +740,8 @@ struct AbuseTests {
 
     @Test("a subscriber holding a constraint vanishes while a change is being published: every other subscriber still ends on the latest state")
     func subscriberVanishingMidPublish() throws {
-        let daemon = try DaemonHarness()
+        // A peer that went away is logged at info level only (an ordinary disconnect).
+        let daemon = try DaemonHarness(["--log-level", "info"])
         let watched = try WellBehaved(daemon, subscribers: 20)
         let baseline = try Self.baseline(daemon, watched)
         /// Everyone has seen the state the controller reads now.
@@ -786,6 +790,9 @@ struct AbuseTests {
             }
         }
         #expect(roundsTriggered > 0, "the app's hang-up was never seen as a failed write; the race was not reproduced")
+        // A peer that hung up is an ordinary disconnect: never a notice (Ctrl-C on `orientctl watch`).
+        let noisy = daemon.stderr.split(separator: "\n").filter { $0.contains("Broken pipe") && !$0.hasPrefix("orientd: info: ") }
+        #expect(noisy.isEmpty, "a hang-up logged above info level: \(noisy.prefix(3))")
         // No reentrant publish: the subscribers not yet visited never get an older line after a newer one.
         let staleCount = stale.count
         #expect(staleCount == 0, "subscriber-rounds that ended on a stale state; first: \(stale.prefix(3))")

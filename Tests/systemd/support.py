@@ -34,6 +34,7 @@ SOCKET = SYSTEMD_DIR / "orientd.socket"
 RULES = SYSTEMD_DIR / "61-orientd.rules"
 POLLING_DROPIN = SYSTEMD_DIR / "orientd-polling.conf"
 SYSUSERS = SYSTEMD_DIR / "orientd.sysusers"
+FOLLOW_SERVICE = SYSTEMD_DIR / "orientd-follow.service"
 
 #: How long `make install` may take: a cold release build of every product.
 INSTALL_TIMEOUT_S = 1800
@@ -77,10 +78,14 @@ class InstalledTree:
         self.sbindir = f"{prefix}/sbin"
         self.bindir = f"{prefix}/bin"
         self.unitdir = f"{system_lib}/systemd/system"
+        self.userunitdir = f"{prefix}/lib/systemd/user"
         self.udevrulesdir = f"{system_lib}/udev/rules.d"
         self.sysusersdir = f"{prefix}/lib/sysusers.d"
         self.mandir = f"{prefix}/share/man"
         self.docdir = f"{prefix}/share/doc/orientd"
+        self.dbuspolicydir = f"{prefix}/share/dbus-1/system.d"
+        self.dbusservicedir = f"{prefix}/share/dbus-1/system-services"
+        self.polkitactiondir = f"{prefix}/share/polkit-1/actions"
 
     def path(self, absolute: str) -> Path:
         """The file that `absolute` (a path on the target system) is in this tree."""
@@ -135,10 +140,14 @@ def expected_files(tree: InstalledTree):
         f"{tree.bindir}/orientctl",
         f"{tree.unitdir}/orientd.service",
         f"{tree.unitdir}/orientd.socket",
+        f"{tree.userunitdir}/orientd-follow.service",
         f"{tree.udevrulesdir}/61-orientd.rules",
         f"{tree.sysusersdir}/orientd.conf",
         f"{tree.mandir}/man8/orientd.8",
         f"{tree.mandir}/man1/orientctl.1",
+        f"{tree.dbuspolicydir}/orientd.conf",
+        f"{tree.dbusservicedir}/net.hadess.SensorProxy.service",
+        f"{tree.polkitactiondir}/net.hadess.SensorProxy.orientd.policy",
     }
     files |= {f"{tree.docdir}/{name}" for name in docs}
     return files

@@ -16,7 +16,7 @@ class InstallLayoutTests(unittest.TestCase):
         self.tree = installed_tree("/usr")
 
     def test_it_installs_exactly_the_expected_files(self):
-        """Binaries, units, udev rule, sysusers file, man pages and docs; nothing else, nothing in /etc."""
+        """Binaries, units, udev rule, sysusers file, D-Bus policy and activation file, polkit action, man pages and docs; nothing else, nothing in /etc."""
         self.assertEqual(self.tree.files(), expected_files(self.tree))
         self.assertEqual(
             expected_files(self.tree),
@@ -25,10 +25,14 @@ class InstallLayoutTests(unittest.TestCase):
                 "/usr/bin/orientctl",
                 "/lib/systemd/system/orientd.service",
                 "/lib/systemd/system/orientd.socket",
+                "/usr/lib/systemd/user/orientd-follow.service",
                 "/lib/udev/rules.d/61-orientd.rules",
                 "/usr/lib/sysusers.d/orientd.conf",
                 "/usr/share/man/man8/orientd.8",
                 "/usr/share/man/man1/orientctl.1",
+                "/usr/share/dbus-1/system.d/orientd.conf",
+                "/usr/share/dbus-1/system-services/net.hadess.SensorProxy.service",
+                "/usr/share/polkit-1/actions/net.hadess.SensorProxy.orientd.policy",
                 "/usr/share/doc/orientd/README.md",
                 "/usr/share/doc/orientd/orientd.conf.example",
                 "/usr/share/doc/orientd/orientd-polling.conf",
@@ -127,6 +131,43 @@ class UninstallTests(unittest.TestCase):
             path.write_text("not orientd's\n")
         self.assertEqual(tree.make("uninstall", timeout=120).returncode, 0)
         self.assertEqual(tree.files(), {"/usr/sbin/other-daemon", "/usr/share/doc/orientd/NOTES.local"})
+
+
+class DBusFilesTests(unittest.TestCase):
+    """The D-Bus side's installed files say what the docs say (docs/dbus.md)."""
+
+    def setUp(self):
+        self.tree = installed_tree("/usr")
+
+    def test_the_bus_policy_lets_orientd_own_the_name_and_anyone_call_it(self):
+        """orientd (and root) may own net.hadess.SensorProxy; the default context may call its four interfaces"""
+        import xml.etree.ElementTree as ET
+        root = ET.parse(self.tree.path("/usr/share/dbus-1/system.d/orientd.conf")).getroot()
+        owners = {p.get("user") for p in root.findall("policy") if p.find("allow[@own='net.hadess.SensorProxy']") is not None}
+        self.assertEqual(owners, {"orientd", "root"})
+        default = root.find("policy[@context='default']")
+        callable_interfaces = {a.get("send_interface") for a in default.findall("allow")
+                               if a.get("send_destination") == "net.hadess.SensorProxy"}
+        self.assertEqual(callable_interfaces, {"net.hadess.SensorProxy", "org.freedesktop.DBus.Introspectable",
+                                               "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer"})
+
+    def test_activation_by_name_starts_the_orientd_unit(self):
+        """the activation file names net.hadess.SensorProxy and SystemdService=orientd.service, which declares BusName="""
+        text = self.tree.path("/usr/share/dbus-1/system-services/net.hadess.SensorProxy.service").read_text()
+        self.assertIn("[D-BUS Service]", text)
+        self.assertRegex(text, r"(?m)^Name=net\.hadess\.SensorProxy$")
+        self.assertRegex(text, r"(?m)^SystemdService=orientd\.service$")
+        unit = self.tree.path("/lib/systemd/system/orientd.service").read_text()
+        self.assertRegex(unit, r"(?m)^BusName=net\.hadess\.SensorProxy$")
+
+    def test_the_polkit_action_allows_the_active_session(self):
+        """net.hadess.SensorProxy.claim-sensor: allow_active yes, inactive and any no"""
+        import xml.etree.ElementTree as ET
+        root = ET.parse(self.tree.path("/usr/share/polkit-1/actions/net.hadess.SensorProxy.orientd.policy")).getroot()
+        action = root.find("action[@id='net.hadess.SensorProxy.claim-sensor']")
+        self.assertIsNotNone(action)
+        defaults = {child.tag: child.text for child in action.find("defaults")}
+        self.assertEqual(defaults, {"allow_any": "no", "allow_inactive": "no", "allow_active": "yes"})
 
 
 if __name__ == "__main__":

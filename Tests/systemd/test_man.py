@@ -137,7 +137,7 @@ class CompletenessTests(unittest.TestCase):
         """Each command of `orientctl --help`, and each option of every `orientctl CMD --help`, is in the page."""
         help_text = run([self.orientctl, "--help"]).stdout
         commands = re.findall(r"^  ([a-z]+)\s", help_text.split("Commands:")[1].split("Options:")[0], re.M)
-        self.assertEqual(commands, ["get", "watch", "lock", "unlock", "hold", "record"])
+        self.assertEqual(commands, ["get", "watch", "lock", "unlock", "hold", "record", "status", "calibrate", "follow"])
         text = render_text(PAGES["orientctl"])
         command_entries = set(re.findall(r"^       ([a-z]+)\b", section(text, "COMMANDS"), re.M))
         self.assertEqual(command_entries, set(commands))

@@ -176,7 +176,7 @@ class ServiceContentTests(unittest.TestCase):
 
     def test_reload_sends_sighup(self):
         """systemctl reload sends SIGHUP, which makes the daemon reread its configuration."""
-        self.assertEqual(unit_value(SERVICE, "Service", "ExecReload"), "/bin/kill -HUP $MAINPID")
+        self.assertEqual(unit_value(SERVICE, "Service", "ExecReload"), "/bin/sh -c 'kill -HUP ${MAINPID}'")
 
     def test_the_polling_dropin_restores_read_only_sys_and_private_devices(self):
         """orientd-polling.conf sets ProtectKernelTunables=yes and PrivateDevices=yes, and drops char-iio."""

@@ -260,10 +260,10 @@ class Client:
     """A protocol client on a plain socket, reading lines with its own buffer
     (no buffered file object, so select() never misses a line)."""
 
-    def __init__(self, path, timeout=START_S):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    def __init__(self, path, timeout=START_S, connected=None):
+        self.sock = connected or socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         deadline = time.monotonic() + timeout
-        while True:
+        while connected is None:
             try:
                 self.sock.connect(path)
                 break
@@ -427,6 +427,31 @@ class DaemonTestCase(unittest.TestCase):
 
     def connect(self):
         client = Client(self.daemon.socket)
+        self.clients.append(client)
+        return client
+
+    def connect_as(self, uid):
+        """A client whose connection was opened by uid `uid` (the daemon reads the
+        uid with SO_PEERCRED at connect): a forked child drops to `uid`, connects,
+        and hands the socket back. Needs root."""
+        os.chmod(self.workdir, 0o755)
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.connect(self.daemon.socket)
+                socket.send_fds(child, [b"x"], [sock.fileno()])
+            finally:
+                os._exit(0)
+        _, fds, _, _ = socket.recv_fds(parent, 1, 1)
+        os.waitpid(pid, 0)
+        parent.close()
+        child.close()
+        client = Client(self.daemon.socket, connected=socket.socket(fileno=fds[0]))
         self.clients.append(client)
         return client
 

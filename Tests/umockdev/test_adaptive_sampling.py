@@ -11,6 +11,7 @@ import os
 import sys
 import time
 import unittest
+from pathlib import Path
 
 from harness import DaemonTestCase, NORMAL_RAW, wait_until
 
@@ -111,6 +112,31 @@ class AdaptiveSamplingTests(DaemonTestCase):
         recorder.close()
         self.clients.remove(recorder)
         time.sleep(STILL_AFTER_S + 0.5)
+        self.assertLessEqual(self.rate(daemon), 5.0, daemon.log_tail())
+
+    @unittest.skipUnless(os.geteuid() == 0, "needs root to connect as another uid")
+    def test_a_recording_by_a_user_other_than_root_never_keeps_the_sensor_at_full_rate(self):
+        """samples-permission = seat: the seat user's recording gets the readings the sensor takes
+        anyway (400 ms apart while the device rests), not the full rate root's recording gets"""
+        Path(self.workdir, "orientd.conf").write_text(
+            "[orientation]\nnatural = portrait\n[daemon]\nsamples-permission = seat\nseat-users = 1000\n")
+        daemon, client = self.subscribed_daemon()
+        recorder = self.connect_as(1000)
+        reply = recorder.request("samples")
+        self.assertEqual(reply["type"], "ok", reply)
+        time.sleep(STILL_AFTER_S + 0.5)  # well past any motion
+        start = time.monotonic()
+        times = []
+        while time.monotonic() - start < 2.0:  # the measurement window
+            message = recorder.next_message(0.5)
+            # t_ms is CLOCK_MONOTONIC, as time.monotonic(): only readings taken
+            # in the window (the ones queued before it were taken at full rate).
+            if message is not None and message.get("type") == "sample" and message["t_ms"] >= start * 1000:
+                times.append(message["t_ms"])
+        rate = (len(times) - 1) * 1000 / (times[-1] - times[0]) if len(times) > 1 else 0
+        sys.stderr.write(f"\n  [adaptive] recording by uid 1000: {len(times)} samples in 2 s ({rate:.1f} Hz)\n")
+        self.assertGreaterEqual(len(times), 2, "the seat user's recording got no samples")
+        self.assertLessEqual(rate, 5, f"{len(times)} samples at {rate:.1f} Hz: the recording kept the sensor at full rate")
         self.assertLessEqual(self.rate(daemon), 5.0, daemon.log_tail())
 
     def test_the_raw_attributes_stay_open_while_sampled_and_are_closed_when_sampling_stops(self):

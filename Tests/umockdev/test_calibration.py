@@ -51,7 +51,7 @@ class MountMatrixTests(DaemonTestCase):
 
         reply = self.connect().request("samples")
         self.assertEqual(reply["mount_matrix"], "-1, 0, 0; 0, -1, 0; 0, 0, 1", reply)
-        daemon.wait_for_log(r"iio:device2: mount matrix .* from ACCEL_MOUNT_MATRIX")
+        daemon.wait_for_log(r"iio:device2: mount matrix .* from udev ACCEL_MOUNT_MATRIX")
 
 
 class ScaleTests(DaemonTestCase):

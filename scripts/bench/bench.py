@@ -95,6 +95,10 @@ KEYS = [
     ("step_latency_median_ratio_vs_peer", "≤ 1.0"),
     ("step_latency_p95_ratio_vs_peer", "≤ 0.6"),
     ("rss_kib_100_clients", "≤ 9216"),
+    ("dbus_step_latency_median_ratio_vs_peer", "≤ 1.0"),
+    ("dbus_step_latency_p95_ratio_vs_peer", "≤ 0.6"),
+    ("dbus_watched_cpu_ratio_vs_peer", "≤ 1.0"),
+    ("dbus_rss_kib_10_claimers", "≤ 1.25 × peer"),
     ("broad_agreement_pct", "≥ 98.5"),
     ("broad_agreement_pct_peer", "(figure)"),
 ]
@@ -748,6 +752,79 @@ class Bench:
                 bus.stop()
             del testbed
 
+    def dbus(self):
+        """orientd's D-Bus side against iio-sensor-proxy through the same door:
+        each on its own private system bus, both reading the same fake device,
+        each watched by the same client (PeerWatcher: ClaimAccelerometer, then
+        PropertiesChanged)."""
+        keys = ["dbus_step_latency_median_ratio_vs_peer", "dbus_step_latency_p95_ratio_vs_peer",
+                "dbus_watched_cpu_ratio_vs_peer", "dbus_rss_kib_10_claimers"]
+        binary = find_peer()
+        if binary is None:
+            return self.fail(keys, "iio-sensor-proxy is not installed (Debian: apt-get install iio-sensor-proxy)")
+        import gi
+        gi.require_version("UMockdev", "1.0")
+        from gi.repository import UMockdev
+        testbed = UMockdev.Testbed.new()
+        testbed.add_from_string(DEVICE.read_text())
+        syspath = "/sys" + DEVICE.read_text().split("\n", 1)[0][3:]
+        env = dict(os.environ, UMOCKDEV_DIR=testbed.get_root_dir(), LC_ALL="C.UTF-8")
+        env.pop("ORIENTD_SOCKET", None)
+        buses, watchers = [], []
+        daemon = peer = None
+        try:
+            for name in ("bus-orientd", "bus-peer"):
+                (self.workdir / name).mkdir(parents=True, exist_ok=True)
+                buses.append(PrivateBus(self.workdir / name))
+            ours, theirs = buses
+            daemon = Orientd(self.workdir / "dbus", dict(env, DBUS_SYSTEM_BUS_ADDRESS=ours.address),
+                             "[orientation]\nnatural = portrait\n[dbus]\nenable = true\npolkit = off\n",
+                             "orientd (D-Bus)")
+            wait_until(lambda: "serving net.hadess.SensorProxy" in daemon.log_text(), 10, "orientd to own the name")
+            peer = Peer(binary, env, theirs.address, self.workdir)
+            self.details["dbus"] = {"peer": binary, "peer_version": peer_version(), "bus": "one private dbus-daemon "
+                                    "each, permissive policy; orientd [dbus] polkit = off (Debian's peer asks no polkit)"}
+
+            def claimant(address, what):
+                watcher = PeerWatcher(address)
+                watcher.start()
+                watchers.append(watcher)
+                watcher.ready.wait(10)
+                if watcher.error is not None:
+                    raise RuntimeError(f"ClaimAccelerometer on {what} failed: {watcher.error}")
+                return watcher
+
+            watcher, peer_watcher = claimant(ours.address, "orientd"), claimant(theirs.address, "the peer")
+            wait_until(lambda: watcher.current == "normal" and peer_watcher.current == "normal", 5,
+                       "both to report normal over D-Bus")
+            if not self.args.memory_only:
+                self.watched_cpu(daemon, peer, prefix="dbus_")
+                self.step_latency(testbed, syspath, watcher, peer_watcher, prefix="dbus_")
+            for _ in range(9):
+                claimant(ours.address, "orientd")
+                claimant(theirs.address, "the peer")
+            time.sleep(1.0)
+            rss, peer_rss = status_kib(daemon.pid, "VmRSS"), status_kib(peer.pid, "VmRSS")
+            self.results["dbus_rss_kib_10_claimers"] = rss
+            self.details["dbus"]["memory"] = {
+                "orientd_vmrss_kib_10_claimers": rss, "peer_vmrss_kib_10_claimers": peer_rss,
+                "ratio_vs_peer": round(rss / peer_rss, 3) if peer_rss else None,
+                "orientd_rss_anon_file_shmem_kib": [status_kib(daemon.pid, f) for f in ("RssAnon", "RssFile", "RssShmem")],
+                "peer_rss_anon_file_shmem_kib": [status_kib(peer.pid, f) for f in ("RssAnon", "RssFile", "RssShmem")]}
+            log(f"D-Bus RSS with 10 claimers: orientd {rss} KiB, peer {peer_rss} KiB")
+        except Exception as error:
+            self.fail(keys, f"{type(error).__name__}: {error}")
+        finally:
+            for watcher in watchers:
+                watcher.stop()
+            if daemon is not None:
+                daemon.stop()
+            if peer is not None:
+                peer.stop()
+            for bus in buses:
+                bus.stop()
+            del testbed
+
     def idle(self, daemon, peer):
         time.sleep(1.0)  # past the probe's fresh reading
         seconds = self.args.idle_s
@@ -762,7 +839,7 @@ class Bench:
         log(f"idle: orientd {count} context switches in {seconds:g} s; peer (unclaimed) "
             f"{self.details['idle']['peer_context_switches_unclaimed']}")
 
-    def watched_cpu(self, daemon, peer):
+    def watched_cpu(self, daemon, peer, prefix=""):
         time.sleep(2.0)  # past the subscription's start and the claim's first reading
         windows = []
         for _ in range(self.args.cpu_windows):
@@ -789,12 +866,12 @@ class Bench:
             cpu["peer_ms_per_min"] = round(peer_ms, 3)
             cpu["ratio_per_window"] = spread([w["ratio"] for w in windows])
             if peer_ms > 0:
-                self.results["watched_cpu_ratio_vs_peer"] = round(orientd_ms / peer_ms, 3)
+                self.results[f"{prefix}watched_cpu_ratio_vs_peer"] = round(orientd_ms / peer_ms, 3)
             else:
-                self.fail(["watched_cpu_ratio_vs_peer"], "the peer used no measurable CPU in the windows")
-        self.details["watched_cpu"] = cpu
+                self.fail([f"{prefix}watched_cpu_ratio_vs_peer"], "the peer used no measurable CPU in the windows")
+        self.details[f"{prefix}watched_cpu"] = cpu
 
-    def step_latency(self, testbed, syspath, watcher, peer_watcher):
+    def step_latency(self, testbed, syspath, watcher, peer_watcher, prefix=""):
         # Testbed.set_attribute goes through g_file_set_contents, which fsyncs
         # an existing file: under load a turn's 60 writes then took 450-900 ms
         # instead of 300. Each attribute is replaced the same way (a whole new
@@ -869,21 +946,22 @@ class Bench:
                           "all_ms": [round(v, 1) for v in values]}
             log(f"step latency {name}: median {step[name]['median_ms']} ms, p95 {step[name]['p95_ms']} ms, "
                 f"missed {missed[name]}")
-        self.details["step_latency"] = step
+        self.details[f"{prefix}step_latency"] = step
+        ratio_keys = [f"{prefix}step_latency_median_ratio_vs_peer", f"{prefix}step_latency_p95_ratio_vs_peer"]
         if "peer" in step:
             o, p = step["orientd"], step["peer"]
             if o["missed"] or p["missed"]:
-                self.fail(["step_latency_median_ratio_vs_peer", "step_latency_p95_ratio_vs_peer"],
+                self.fail(ratio_keys,
                           f"turns not seen within 3 s: orientd {o['missed']}, peer {p['missed']}")
             elif p["median_ms"] <= 0 or p["p95_ms"] <= 0:
-                self.fail(["step_latency_median_ratio_vs_peer", "step_latency_p95_ratio_vs_peer"],
+                self.fail(ratio_keys,
                           f"the peer's latency is not positive (median {p['median_ms']}, p95 {p['p95_ms']}): "
                           "a ratio would mean nothing")
             else:
                 o_med, o_p95 = statistics.median(latencies["orientd"]), percentile(latencies["orientd"], 0.95)
                 p_med, p_p95 = statistics.median(latencies["peer"]), percentile(latencies["peer"], 0.95)
-                self.results["step_latency_median_ratio_vs_peer"] = round(o_med / p_med, 3)
-                self.results["step_latency_p95_ratio_vs_peer"] = round(o_p95 / p_p95, 3)
+                self.results[ratio_keys[0]] = round(o_med / p_med, 3)
+                self.results[ratio_keys[1]] = round(o_p95 / p_p95, 3)
                 step["ratio_bootstrap_90pct"] = bootstrap_ratios(latencies["orientd"], latencies["peer"])
 
     # Output
@@ -941,6 +1019,19 @@ class Bench:
                                            f"anon/file/shmem: orientd {mem['orientd_rss_anon_file_shmem_kib']}, " \
                                            f"peer {mem.get('peer_rss_anon_file_shmem_kib')}; Swift stdlib " \
                                            f"{mem['orientd_swift_stdlib']}"
+        dbus = d.get("dbus", {})
+        for prefix, step in (("dbus_", d.get("dbus_step_latency")),):
+            if step and "peer" in step:
+                notes[f"{prefix}step_latency_median_ratio_vs_peer"] = f"orientd {step['orientd']['median_ms']} ms, peer " \
+                                                                      f"{step['peer']['median_ms']} ms ({step['turns']} turns)"
+                notes[f"{prefix}step_latency_p95_ratio_vs_peer"] = f"orientd {step['orientd']['p95_ms']} ms, peer " \
+                                                                   f"{step['peer']['p95_ms']} ms"
+        if d.get("dbus_watched_cpu"):
+            c = d["dbus_watched_cpu"]
+            notes["dbus_watched_cpu_ratio_vs_peer"] = f"orientd {c['orientd_ms_per_min']} ms/min, peer {c.get('peer_ms_per_min')} ms/min"
+        if dbus.get("memory"):
+            m = dbus["memory"]
+            notes["dbus_rss_kib_10_claimers"] = f"peer {m['peer_vmrss_kib_10_claimers']} KiB; ratio {m['ratio_vs_peer']}"
         broad = d.get("broad")
         if broad and "orientd" in broad:
             notes["broad_agreement_pct"] = f"z negated {broad['orientd'].get('negated')} %"
@@ -978,7 +1069,7 @@ def main():
                              "latency figures (those keys stay null)")
     parser.add_argument("--turn-ms", type=float, default=300.0)
     parser.add_argument("--step-ms", type=float, default=10.0)
-    parser.add_argument("--only", action="append", choices=["classifier", "fanout", "umockdev", "broad"],
+    parser.add_argument("--only", action="append", choices=["classifier", "fanout", "umockdev", "dbus", "broad"],
                         help="run only this part (repeatable; default: all). `--only umockdev` gives idle wakeups, "
                              "watched CPU, step latency and RSS; the other keys stay null")
     args = parser.parse_args()
@@ -997,11 +1088,11 @@ def main():
     bench = Bench(args)
     if args.memory_only:
         for key, _ in KEYS:
-            if key != "rss_kib_100_clients":
+            if key not in ("rss_kib_100_clients", "dbus_rss_kib_10_claimers"):
                 bench.reasons[key] = "not measured (--memory-only)"
     started = time.monotonic()
     try:
-        parts = ["umockdev"] if args.memory_only else args.only or ["classifier", "fanout", "umockdev", "broad"]
+        parts = ["umockdev", "dbus"] if args.memory_only else args.only or ["classifier", "fanout", "umockdev", "dbus", "broad"]
         if "classifier" in parts:
             log("classifier throughput")
             bench.classifier()
@@ -1011,6 +1102,9 @@ def main():
         if "umockdev" in parts:
             log("umockdev: idle, watched CPU, step latency, RSS (orientd and iio-sensor-proxy)")
             bench.umockdev()
+        if "dbus" in parts:
+            log("D-Bus: orientd's D-Bus side and iio-sensor-proxy, the same client on each, the same device")
+            bench.dbus()
         if "broad" in parts:
             log("BROAD recordings: agreement with the optical labels (orientd and iio-sensor-proxy)")
             bench.broad()

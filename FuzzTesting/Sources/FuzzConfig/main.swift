@@ -37,6 +37,15 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzCheck((1...1024).contains(limits.constraintsPerClient), "constraints-per-client \(limits.constraintsPerClient)")
     fuzzCheck((64...65536).contains(limits.lineLength), "line-length \(limits.lineLength)")
     fuzzCheck((4096...(16 << 20)).contains(limits.replyBuffer), "reply-buffer \(limits.replyBuffer)")
+    fuzzCheck((1...65536).contains(limits.clientsPerUID), "clients-per-uid \(limits.clientsPerUID)")
+    fuzzCheck((0...65536).contains(limits.reservedClients), "reserved-clients \(limits.reservedClients)")
+    fuzzCheck((1...1000).contains(limits.changesPerSecond), "changes-per-second \(limits.changesPerSecond)")
+    fuzzCheck((1...1000).contains(limits.samplesRate), "samples-rate \(limits.samplesRate)")
+    fuzzCheck(AccessPolicy.constrainChoices.contains(config.constrainPermission), "constrain-permission \(config.constrainPermission)")
+    fuzzCheck(AccessPolicy.samplesChoices.contains(config.samplesPermission), "samples-permission \(config.samplesPermission)")
+    if case .listed(let users) = config.seatUsers {
+        fuzzCheck(users.allSatisfy { !$0.isEmpty && $0 != "everyone" && !$0.contains(",") }, "seat-users \(users)")
+    }
     if let socket = config.socket {
         fuzzCheck(socket.hasPrefix("/") && socket.utf8.count <= 107, "socket \(shown(socket))")
     }
@@ -115,9 +124,20 @@ func written(_ config: DaemonConfig) -> String {
         "constraints-per-client": String(config.limits.constraintsPerClient),
         "line-length": String(config.limits.lineLength),
         "reply-buffer": String(config.limits.replyBuffer),
+        "clients-per-uid": String(config.limits.clientsPerUID),
+        "reserved-clients": String(config.limits.reservedClients),
+        "changes-per-second": String(config.limits.changesPerSecond),
+        "samples-rate": String(config.limits.samplesRate),
         "socket": config.socket ?? "",
         "lock-permission": config.lockPermission.rawValue,
+        "constrain-permission": config.constrainPermission.rawValue,
+        "samples-permission": config.samplesPermission.rawValue,
+        "seat-users": config.seatUsers.configValue,
         "log-level": config.logLevel.rawValue,
+        "enable": config.dbus.enabled ? "true" : "false",
+        "polkit": config.dbus.polkit.rawValue,
+        "replace": config.dbus.replace ? "true" : "false",
+        "claimers": String(config.dbus.claimers),
     ]
     switch config.natural {
     case .auto: values["natural"] = "auto"

@@ -96,6 +96,7 @@ func encode(_ line: RequestLine) -> String {
     case .unsubscribe: add("op", .string("unsubscribe"))
     case .unlock: add("op", .string("unlock"))
     case .samples: add("op", .string("samples"))
+    case .status: add("op", .string("status"))
     case .constrain(let id, let allow):
         add("op", .string("constrain"))
         add("id", .string(id))
@@ -145,6 +146,9 @@ func checkServerMessage(_ bytes: UnsafeBufferPointer<UInt8>) {
             sameDouble(vA.x, vB.x) && sameDouble(vA.y, vB.y) && sameDouble(vA.z, vB.z),
             "sample \(shown(text)) decodes to \(vB), not \(vA)")
         fuzzCheck(closeMilliseconds(tA, tB), "sample t_ms \(tA) came back as \(tB)")
+    case (.status(let a, let seqA), .status(let b, let seqB)):
+        // Long texts are clipped when encoded: the second encoding must equal the first.
+        fuzzCheck(seqA == seqB && b.json(seq: seqB, limit: .max) == text, "status \(shown(text)) does not round-trip: \(b)")
     default:
         fuzzCheck(again == message, "server message \(shown(text)) decodes to \(again), not \(message)")
     }
@@ -168,6 +172,8 @@ func encode(_ message: ServerMessage) -> String {
         return error.json()
     case .sample(let tMs, let vector):
         return Reply.sample(tMs: tMs, vector: vector)
+    case .status(let status, let seq):
+        return status.json(seq: seq, limit: .max)
     }
 }
 

@@ -1,0 +1,425 @@
+public import OrientProtocol
+
+/// iio-sensor-proxy's D-Bus interface (`net.hadess.SensorProxy`) as a pure state
+/// machine: calls, authorisation results, departures from the bus and published
+/// states go in; replies, unicast PropertiesChanged signals and authorisation
+/// requests come out. The daemon's sd-bus glue moves the messages; everything
+/// the interface decides is here, where tests and the fuzzer reach it without a
+/// bus (docs/dbus.md).
+///
+/// Semantics, as iio-sensor-proxy 3.x has them:
+/// - claims are per sender; a second claim is a no-op; a sender that leaves
+///   the bus is released; the sensor runs while anyone claims;
+/// - `AccelerometerOrientation`/`AccelerometerTilt` stay `undefined` until a
+///   claim has a reading; the first claim's reply waits for that reading (the
+///   daemon bounds the wait with ``claimTimedOut()``);
+/// - PropertiesChanged goes to each claimer, never broadcast: orientation and
+///   tilt in separate signals, one per change;
+/// - the light, proximity and compass methods answer as iio-sensor-proxy does
+///   on a machine without those sensors, and their properties keep their defaults.
+public struct SensorProxyService: Sendable {
+    public static let busName = "net.hadess.SensorProxy"
+    public static let path = "/net/hadess/SensorProxy"
+    public static let compassPath = "/net/hadess/SensorProxy/Compass"
+    public static let interface = "net.hadess.SensorProxy"
+    public static let compassInterface = "net.hadess.SensorProxy.Compass"
+    public static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    public static let introspectableInterface = "org.freedesktop.DBus.Introspectable"
+    /// The polkit action iio-sensor-proxy checks claims against.
+    public static let claimAction = "net.hadess.SensorProxy.claim-sensor"
+
+    /// One method call as received: who sent it, where, and its arguments when
+    /// they are all strings (the only arguments this interface takes).
+    public struct Call: Sendable, Equatable {
+        public var sender: String
+        public var path: String
+        public var interface: String?
+        public var member: String
+        /// The body's D-Bus signature ("" for none).
+        public var signature: String
+        /// The string arguments, read only when `signature` is all `s`.
+        public var strings: [String]
+
+        public init(sender: String, path: String, interface: String?, member: String, signature: String, strings: [String] = []) {
+            self.sender = sender
+            self.path = path
+            self.interface = interface
+            self.member = member
+            self.signature = signature
+            self.strings = strings
+        }
+    }
+
+    /// A property's value, in the D-Bus types the interface uses.
+    public enum Value: Sendable, Equatable {
+        case bool(Bool)
+        case string(String)
+        case double(Double)
+    }
+
+    /// The answer to one call.
+    public enum Reply: Sendable, Equatable {
+        /// A method return with no arguments.
+        case empty
+        /// `Properties.Get`: one variant.
+        case value(Value)
+        /// `Properties.GetAll`: a{sv} in interface order.
+        case all([(String, Value)])
+        /// `Introspectable.Introspect`: the XML.
+        case xml(String)
+        case error(name: String, message: String)
+
+        public static func == (a: Reply, b: Reply) -> Bool {
+            switch (a, b) {
+            case (.empty, .empty): return true
+            case (.value(let x), .value(let y)): return x == y
+            case (.all(let x), .all(let y)): return x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
+            case (.xml(let x), .xml(let y)): return x == y
+            case (.error(let n1, let m1), .error(let n2, let m2)): return n1 == n2 && m1 == m2
+            default: return false
+            }
+        }
+    }
+
+    /// What the glue must do, in order.
+    public enum Action: Sendable, Equatable {
+        /// Answer call `token`.
+        case reply(token: UInt64, Reply)
+        /// Ask polkit whether `sender` may claim; answer with ``authorised(token:allowed:detail:)``.
+        case authorise(token: UInt64, sender: String)
+        /// Watch `sender` on the bus; call ``left(_:)`` when it is gone (it may be gone already).
+        case watch(sender: String)
+        /// Stop watching `sender`.
+        case unwatch(sender: String)
+        /// A PropertiesChanged signal on `path` for `interface`, sent to `destination` only.
+        case signal(destination: String, changes: [Change])
+
+        public static func == (a: Action, b: Action) -> Bool {
+            switch (a, b) {
+            case (.reply(let t1, let r1), .reply(let t2, let r2)): return t1 == t2 && r1 == r2
+            case (.authorise(let t1, let s1), .authorise(let t2, let s2)): return t1 == t2 && s1 == s2
+            case (.watch(let x), .watch(let y)), (.unwatch(let x), .unwatch(let y)): return x == y
+            case (.signal(let d1, let c1), .signal(let d2, let c2)): return d1 == d2 && c1 == c2
+            default: return false
+            }
+        }
+    }
+
+    /// One changed property.
+    public struct Change: Sendable, Equatable {
+        public var name: String
+        public var value: Value
+        public init(_ name: String, _ value: Value) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// What the daemon currently publishes, as the interface needs it.
+    public struct Reading: Sendable, Equatable {
+        /// An accelerometer is present (or a trace is replayed).
+        public var hasAccelerometer: Bool
+        /// The sensor is being read and the classifier has a physical orientation.
+        public var fresh: Bool
+        /// The effective orientation (constraints and the lock applied).
+        public var orientation: Orientation
+        public var tilt: Tilt
+
+        public init(hasAccelerometer: Bool, fresh: Bool, orientation: Orientation, tilt: Tilt) {
+            self.hasAccelerometer = hasAccelerometer
+            self.fresh = fresh
+            self.orientation = orientation
+            self.tilt = tilt
+        }
+    }
+
+    /// Bounds that keep a flood of callers from costing the daemon memory.
+    public struct Limits: Sendable, Equatable {
+        /// Most senders holding an accelerometer claim at once.
+        public var claimers = 256
+        /// Most claims waiting for polkit at once.
+        public var pendingAuthorisations = 64
+        public init() {}
+    }
+
+    /// Whether claims ask polkit first.
+    public var authorise: Bool
+    public var limits: Limits
+
+    /// Senders holding an accelerometer claim.
+    public private(set) var claimers: Set<String> = []
+    /// Claim replies held until the first reading (first claim) or until polkit answers.
+    public private(set) var waitingForReading: [UInt64] = []
+    /// Claims waiting for polkit: token → (sender, what is claimed).
+    private var authorising: [UInt64: (sender: String, kind: ClaimKind)] = [:]
+    /// The last reading the daemon published.
+    public private(set) var reading: Reading
+    /// The values published on the bus (frozen while nothing claims).
+    public private(set) var orientation: Orientation = .undefined
+    public private(set) var tilt: Tilt = .undefined
+    public private(set) var hasAccelerometer: Bool
+
+    private enum ClaimKind: Sendable {
+        case accelerometer
+        /// Light and proximity: answered after polkit, nothing to sample.
+        case other
+    }
+
+    public init(authorise: Bool, reading: Reading, limits: Limits = Limits()) {
+        self.authorise = authorise
+        self.reading = reading
+        self.limits = limits
+        hasAccelerometer = reading.hasAccelerometer
+    }
+
+    /// A reading counts only from a sensor that is there.
+    private var readingIsFresh: Bool { reading.fresh && reading.hasAccelerometer }
+
+    /// The sensor is needed: someone claims, or a claim waits for polkit or a reading.
+    public var wantsSensor: Bool { !claimers.isEmpty }
+
+    /// A claim reply waits for the first reading: the daemon bounds the wait.
+    public var awaitingReading: Bool { !waitingForReading.isEmpty }
+
+    /// Claims waiting for polkit.
+    public var pendingAuthorisations: Int { authorising.count }
+
+    // MARK: Calls
+
+    /// Handles one method call; `token` names it in the `.reply` that answers it
+    /// (now, or later for a held claim).
+    public mutating func receive(_ call: Call, token: UInt64) -> [Action] {
+        let onMain = call.path == Self.path
+        guard onMain || call.path == Self.compassPath else {
+            return [.reply(token: token, .error(name: DBusError.unknownObject, message: "No such object path '\(call.path)'"))]
+        }
+        let own = onMain ? Self.interface : Self.compassInterface
+        switch call.interface {
+        case Self.propertiesInterface?:
+            return [.reply(token: token, properties(call, own: own))]
+        case Self.introspectableInterface?:
+            guard call.member == "Introspect" else { return [unknownMethod(call, token)] }
+            guard call.signature.isEmpty else { return [badSignature(call, token, expected: "")] }
+            return [.reply(token: token, .xml(onMain ? SensorProxyIntrospection.main : SensorProxyIntrospection.compass))]
+        case own?, nil:
+            guard call.signature.isEmpty || !methodNames(own).contains(call.member) else {
+                return [badSignature(call, token, expected: "")]
+            }
+            return method(call, token: token, onMain: onMain)
+        default:
+            return [.reply(token: token, .error(name: DBusError.unknownInterface, message: "No such interface '\(call.interface ?? "")' on object at path \(call.path)"))]
+        }
+    }
+
+    private func methodNames(_ interface: String) -> [String] {
+        interface == Self.interface
+            ? ["ClaimAccelerometer", "ReleaseAccelerometer", "ClaimLight", "ReleaseLight", "ClaimProximity", "ReleaseProximity"]
+            : ["ClaimCompass", "ReleaseCompass"]
+    }
+
+    private mutating func method(_ call: Call, token: UInt64, onMain: Bool) -> [Action] {
+        switch (onMain, call.member) {
+        case (true, "ClaimAccelerometer"): return claim(call.sender, .accelerometer, token: token)
+        case (true, "ReleaseAccelerometer"): return release(call.sender) + [.reply(token: token, .empty)]
+        case (true, "ClaimLight"), (true, "ClaimProximity"): return claim(call.sender, .other, token: token)
+        // Without such sensors a release has nothing to stop, and iio-sensor-proxy
+        // checks polkit for it as for a claim: answered the same way.
+        case (true, "ReleaseLight"), (true, "ReleaseProximity"): return claim(call.sender, .other, token: token)
+        // iio-sensor-proxy asks polkit for none of the compass methods.
+        case (false, "ClaimCompass"), (false, "ReleaseCompass"): return [.reply(token: token, .empty)]
+        default: return [unknownMethod(call, token)]
+        }
+    }
+
+    private mutating func claim(_ sender: String, _ kind: ClaimKind, token: UInt64) -> [Action] {
+        guard authorise else { return granted(sender, kind, token: token) }
+        guard authorising.count < limits.pendingAuthorisations else {
+            return [.reply(token: token, .error(name: DBusError.limitsExceeded, message: "Too many claims waiting for authorisation; try again"))]
+        }
+        authorising[token] = (sender, kind)
+        return [.authorise(token: token, sender: sender)]
+    }
+
+    /// Polkit's answer to an `.authorise` action (`allowed` false also when polkit
+    /// failed; `detail` then says why).
+    public mutating func authorised(token: UInt64, allowed: Bool, detail: String? = nil) -> [Action] {
+        guard let (sender, kind) = authorising.removeValue(forKey: token) else { return [] }
+        guard allowed else {
+            return [.reply(token: token, .error(name: DBusError.accessDenied, message: "Not Authorized: \(detail ?? "Sensor claim not allowed")"))]
+        }
+        return granted(sender, kind, token: token)
+    }
+
+    private mutating func granted(_ sender: String, _ kind: ClaimKind, token: UInt64) -> [Action] {
+        guard kind == .accelerometer else { return [.reply(token: token, .empty)] }
+        if claimers.contains(sender) {
+            // A repeated claim while the first waits for its reading waits with it.
+            if awaitingReading {
+                waitingForReading.append(token)
+                return []
+            }
+            return [.reply(token: token, .empty)]
+        }
+        guard claimers.count < limits.claimers else {
+            return [.reply(token: token, .error(name: DBusError.limitsExceeded, message: "Too many claimers (limit \(limits.claimers))"))]
+        }
+        claimers.insert(sender)
+        var actions: [Action] = [.watch(sender: sender)]
+        if hasAccelerometer, !readingIsFresh || awaitingReading {
+            waitingForReading.append(token)
+        } else {
+            actions += [.reply(token: token, .empty)]
+            actions += publish(to: claimers)
+        }
+        return actions
+    }
+
+    private mutating func release(_ sender: String) -> [Action] {
+        guard claimers.remove(sender) != nil else { return [] }
+        return [.unwatch(sender: sender)]
+    }
+
+    /// `sender` left the bus: its claims end, and its claims waiting for polkit
+    /// are answered now (the bus drops the replies; every call gets exactly one).
+    public mutating func left(_ sender: String) -> [Action] {
+        var actions: [Action] = []
+        for (token, entry) in authorising.sorted(by: { $0.key < $1.key }) where entry.sender == sender {
+            authorising[token] = nil
+            actions.append(.reply(token: token, .error(name: DBusError.accessDenied, message: "Not Authorized: the caller left the bus")))
+        }
+        if claimers.remove(sender) != nil { actions.append(.unwatch(sender: sender)) }
+        return actions
+    }
+
+    // MARK: Readings
+
+    /// The daemon published a state: update the properties and tell the claimers.
+    public mutating func update(_ new: Reading) -> [Action] {
+        reading = new
+        var actions: [Action] = []
+        if new.hasAccelerometer != hasAccelerometer {
+            hasAccelerometer = new.hasAccelerometer
+            if !hasAccelerometer {
+                orientation = .undefined
+                tilt = .undefined
+            }
+            // Held claims were waiting for a sensor that is gone: answered now.
+            if !hasAccelerometer { actions += answerWaiting() }
+            var changes = [Change("HasAccelerometer", .bool(hasAccelerometer))]
+            if readingIsFresh, !claimers.isEmpty {
+                orientation = new.orientation
+                tilt = new.tilt
+            }
+            changes += [Change("AccelerometerOrientation", .string(orientation.rawValue)), Change("AccelerometerTilt", .string(tilt.rawValue))]
+            for claimer in claimers.sorted() { actions.append(.signal(destination: claimer, changes: changes)) }
+        }
+        guard readingIsFresh, !claimers.isEmpty else { return actions }
+        // The held replies go before the signals: the properties already hold the
+        // reading, and a client that takes its first values from the properties
+        // after the reply and then follows the signals (Debian's monitor-sensor)
+        // misses nothing.
+        let replies = answerWaiting()
+        return actions + replies + publish(to: claimers)
+    }
+
+    /// The bound on the first reading passed: the held replies go out with what there is.
+    public mutating func claimTimedOut() -> [Action] { answerWaiting() }
+
+    private mutating func answerWaiting() -> [Action] {
+        let tokens = waitingForReading
+        waitingForReading = []
+        return tokens.map { .reply(token: $0, .empty) }
+    }
+
+    /// Takes the reading's values when they differ from the published ones; one
+    /// signal per changed property per claimer.
+    private mutating func publish(to destinations: Set<String>) -> [Action] {
+        guard readingIsFresh else { return [] }
+        var changes: [Change] = []
+        if reading.orientation != orientation {
+            orientation = reading.orientation
+            changes.append(Change("AccelerometerOrientation", .string(orientation.rawValue)))
+        }
+        if reading.tilt != tilt {
+            tilt = reading.tilt
+            changes.append(Change("AccelerometerTilt", .string(tilt.rawValue)))
+        }
+        var actions: [Action] = []
+        for change in changes {
+            for destination in destinations.sorted() { actions.append(.signal(destination: destination, changes: [change])) }
+        }
+        return actions
+    }
+
+    // MARK: Properties
+
+    /// Every property of `interface`, in iio-sensor-proxy's order.
+    public func properties(of interface: String) -> [(String, Value)]? {
+        switch interface {
+        case Self.interface:
+            return [
+                ("HasAccelerometer", .bool(hasAccelerometer)),
+                ("AccelerometerOrientation", .string(orientation.rawValue)),
+                ("AccelerometerTilt", .string(tilt.rawValue)),
+                ("HasAmbientLight", .bool(false)),
+                ("LightLevelUnit", .string("vendor")),
+                ("LightLevel", .double(0)),
+                ("HasProximity", .bool(false)),
+                ("ProximityNear", .bool(false)),
+            ]
+        case Self.compassInterface:
+            return [("HasCompass", .bool(false)), ("CompassHeading", .double(0))]
+        default:
+            return nil
+        }
+    }
+
+    private func properties(_ call: Call, own: String) -> Reply {
+        func noInterface(_ name: String) -> Reply {
+            .error(name: DBusError.invalidArgs, message: "No such interface '\(name)' on object at path \(call.path)")
+        }
+        switch call.member {
+        case "Get":
+            guard call.signature == "ss", call.strings.count == 2 else { return badArguments(call, expected: "ss") }
+            guard call.strings[0] == own, let all = properties(of: own) else { return noInterface(call.strings[0]) }
+            guard let value = all.first(where: { $0.0 == call.strings[1] })?.1 else {
+                return .error(name: DBusError.invalidArgs, message: "No such property '\(call.strings[1])'")
+            }
+            return .value(value)
+        case "GetAll":
+            guard call.signature == "s", call.strings.count == 1 else { return badArguments(call, expected: "s") }
+            guard call.strings[0] == own, let all = properties(of: own) else { return noInterface(call.strings[0]) }
+            return .all(all)
+        case "Set":
+            guard call.signature == "ssv" else { return badArguments(call, expected: "ssv") }
+            return .error(name: DBusError.propertyReadOnly, message: "Every property of \(own) is read-only")
+        default:
+            return .error(name: DBusError.unknownMethod, message: "No such method '\(call.member)' in \(Self.propertiesInterface)")
+        }
+    }
+
+    private func badArguments(_ call: Call, expected: String) -> Reply {
+        .error(name: DBusError.invalidArgs, message: "Type of message, '(\(call.signature))', does not match expected type '(\(expected))'")
+    }
+
+    private func badSignature(_ call: Call, _ token: UInt64, expected: String) -> Action {
+        .reply(token: token, badArguments(call, expected: expected))
+    }
+
+    private func unknownMethod(_ call: Call, _ token: UInt64) -> Action {
+        .reply(token: token, .error(name: DBusError.unknownMethod, message: "Method '\(call.member)' does not exist on object \(call.path)"))
+    }
+}
+
+/// The standard D-Bus error names the interface answers with.
+public enum DBusError {
+    public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
+    public static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
+    public static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
+    public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+    public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
+    public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+    public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
+    public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+    public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+}

@@ -1,0 +1,189 @@
+"""A private D-Bus system bus and clients for the D-Bus side's tests.
+
+The bus is a real dbus-daemon with `<type>system</type>`, the system bus's
+default-deny policy and the policy file `make install` installs
+(systemd/orientd-dbus.conf); clients reach it through DBUS_SYSTEM_BUS_ADDRESS,
+so `monitor-sensor`, `gdbus --system` and `busctl --system` talk to it as they
+would to the machine's. The fake accelerometer is the umockdev harness's.
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "umockdev"))
+
+from harness import REPO, DaemonTestCase, Orientd, wait_until  # noqa: E402
+
+from gi.repository import Gio, GLib  # noqa: E402
+
+NAME = "net.hadess.SensorProxy"
+PATH = "/net/hadess/SensorProxy"
+IFACE = "net.hadess.SensorProxy"
+POLICY = REPO / "systemd" / "orientd-dbus.conf"
+HID = "hid-sensor-hub-accel_3d.umockdev"
+LEFT_UP_RAW = {"x": 256, "y": 0, "z": 0}
+NORMAL_RAW = {"x": 0, "y": -256, "z": 0}
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <!-- The system bus's defaults (Debian's /usr/share/dbus-1/system.conf). -->
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+  </policy>
+  <!-- The fake polkit (python-dbusmock) and its control interface. -->
+  <policy user="root">
+    <allow own="org.freedesktop.PolicyKit1"/>
+    <allow send_destination="org.freedesktop.PolicyKit1"/>
+  </policy>
+  <include>{policy}</include>
+{extra}
+</busconfig>
+"""
+
+
+class PrivateSystemBus:
+    def __init__(self, workdir, extra=""):
+        config = Path(workdir) / "bus.conf"
+        config.write_text(BUS_CONFIG.format(socket=Path(workdir) / "bus.sock", policy=POLICY, extra=extra))
+        self.process = subprocess.Popen(["dbus-daemon", "--config-file", str(config), "--nofork", "--print-address"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.address = self.process.stdout.readline().decode().strip()
+        if not self.address:
+            raise RuntimeError("dbus-daemon printed no address")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+
+
+class BusClient:
+    """One connection to the bus (its own unique name), recording the
+    PropertiesChanged signals it receives from the daemon's object."""
+
+    def __init__(self, address):
+        self.context = GLib.MainContext.new()
+        self.context.push_thread_default()
+        try:
+            flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+            self.connection = Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+            self.signals = []
+            self.connection.signal_subscribe(None, "org.freedesktop.DBus.Properties", "PropertiesChanged", PATH,
+                                             None, Gio.DBusSignalFlags.NONE, self._changed)
+        finally:
+            self.context.pop_thread_default()
+        self.name = self.connection.get_unique_name()
+
+    def _changed(self, _connection, _sender, _path, _interface, _signal, parameters):
+        interface, changed, _ = parameters.unpack()
+        self.signals.append((interface, changed))
+
+    def pump(self):
+        while self.context.iteration(False):
+            pass
+
+    def call(self, member, args=None, interface=IFACE, path=PATH, timeout_ms=5000, destination=NAME):
+        """Calls and returns the unpacked reply; a D-Bus error raises GLib.Error."""
+        self.context.push_thread_default()
+        try:
+            reply = self.connection.call_sync(destination, path, interface, member, args, None,
+                                              Gio.DBusCallFlags.NO_AUTO_START, timeout_ms, None)
+        finally:
+            self.context.pop_thread_default()
+        self.pump()
+        return reply.unpack()
+
+    def get(self, prop, interface=IFACE):
+        return self.call("Get", GLib.Variant("(ss)", (interface, prop)), interface="org.freedesktop.DBus.Properties")[0]
+
+    def claim(self):
+        return self.call("ClaimAccelerometer")
+
+    def release(self):
+        return self.call("ReleaseAccelerometer")
+
+    def wait_signal(self, prop, value, timeout=5.0):
+        """Waits for a PropertiesChanged carrying prop = value."""
+        def seen():
+            self.pump()
+            return any(changed.get(prop) == value for _, changed in self.signals)
+        wait_until(seen, timeout, f"PropertiesChanged {prop} = {value!r} on {self.name}",
+                   detail=lambda: f"signals so far: {self.signals}")
+
+    def close(self):
+        self.connection.close_sync(None)
+        self.pump()
+
+
+def dbus_error_name(error):
+    """The D-Bus error name of a GLib.Error from a call."""
+    return Gio.DBusError.get_remote_error(error)
+
+
+class SensorProxyTestCase(DaemonTestCase):
+    """A private system bus per test, and orientd serving its D-Bus side on it."""
+
+    #: Extra [dbus] lines for the daemon's config.
+    dbus_config = "polkit = off\n"
+
+    def setUp(self):
+        super().setUp()
+        self.bus = PrivateSystemBus(self.workdir, extra=getattr(self, "bus_extra", ""))
+        self.addCleanup(self.bus.stop)
+        self.bus_clients = []
+        self.addCleanup(self._close_bus_clients)
+
+    def _close_bus_clients(self):
+        for client in self.bus_clients:
+            try:
+                client.close()
+            except GLib.Error:
+                pass
+
+    def environment(self):
+        env = self.sysfs.environment()
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = self.bus.address
+        return env
+
+    def start_proxy(self, *extra_args, config=None):
+        (Path(self.workdir) / "orientd.conf").write_text(
+            "[orientation]\nnatural = portrait\n[dbus]\nenable = true\n" + (config if config is not None else self.dbus_config))
+        self.daemon = Orientd(self.workdir, self.environment(), extra_args)
+        self.daemon.wait_for_log(r"D-Bus: (serving|net.hadess.SensorProxy is owned)")
+        return self.daemon
+
+    def client(self):
+        client = BusClient(self.bus.address)
+        self.bus_clients.append(client)
+        return client
+
+    def run_client(self, args, timeout=10):
+        env = self.environment()
+        env.pop("LD_PRELOAD", None)
+        return subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
+
+    def claimers(self):
+        """The claimer count the daemon last logged (0 before any claim)."""
+        counts = re.findall(r"the accelerometer \((\d+) claimers?\)", self.daemon.log())
+        return int(counts[-1]) if counts else 0
+
+    def wait_claimers(self, count, timeout=5.0):
+        wait_until(lambda: self.claimers() == count, timeout, f"{count} claimers", detail=self.daemon.log_tail)

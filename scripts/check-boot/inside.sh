@@ -1,0 +1,117 @@
+#!/bin/bash
+# Runs inside the booted container (scripts/check-boot/run.sh): each check
+# writes PASS or FAIL and what it saw to /boot-check.result; the last line is
+# ALL PASSED or SOME FAILED. Every wait polls for its condition with a deadline.
+set -u
+result=/boot-check.result
+: >"$result"
+failed=0
+pass() { echo "PASS $*" >>"$result"; }
+fail() {
+    echo "FAIL $*" >>"$result"
+    failed=1
+}
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s until it succeeds.
+wait_for() {
+    local deadline=$((SECONDS + $1))
+    shift
+    until "$@" >/dev/null 2>&1; do
+        [ "$SECONDS" -ge "$deadline" ] && return 1
+        sleep 0.1
+    done
+}
+active() { [ "$(systemctl is-active "$1")" = active ]; }
+prop() { systemctl show -P "$1" orientd.service; }
+
+# 1. Socket activation: the socket listens, the service is not running until a
+# client connects, then a client gets a state.
+if active orientd.socket && ! active orientd.service; then
+    state=$(orientctl --json get 2>&1)
+    if active orientd.service && [[ "$state" == *'"type":"state"'* ]]; then
+        pass "socket activation: orientctl get started orientd.service and got $state"
+    else
+        fail "socket activation: get printed '$state', service $(systemctl is-active orientd.service)"
+    fi
+else
+    fail "socket activation: socket $(systemctl is-active orientd.socket), service $(systemctl is-active orientd.service) before any client"
+fi
+
+# 2. Type=notify readiness: a restart returns once READY=1 came; the daemon
+# answers at once and has sent its STATUS= line.
+if systemctl restart orientd.service && [ "$(prop Type)" = notify ] && [ -n "$(prop StatusText)" ] \
+    && orientctl get >/dev/null; then
+    pass "notify readiness: restart returned ready, status '$(prop StatusText)'"
+else
+    fail "notify readiness: type $(prop Type), status '$(prop StatusText)', $(systemctl is-active orientd.service)"
+fi
+
+# 3. D-Bus activation by name: with orientd stopped, monitor-sensor waits for
+# the name; a call to the name makes the bus start orientd.service, which takes
+# it, and monitor-sensor sees it appear.
+systemctl stop orientd.service
+monitor_log=$(mktemp)
+monitor-sensor >"$monitor_log" 2>&1 &
+monitor=$!
+wait_for 10 grep -q "Waiting for iio-sensor-proxy" "$monitor_log"
+reply=$(dbus-send --system --print-reply --dest=net.hadess.SensorProxy /net/hadess/SensorProxy \
+    org.freedesktop.DBus.Properties.Get string:net.hadess.SensorProxy string:HasAccelerometer 2>&1)
+if wait_for 20 grep -q "iio-sensor-proxy appeared" "$monitor_log" && active orientd.service \
+    && [[ "$reply" == *"boolean false"* ]] && wait_for 10 grep -q "=== No accelerometer" "$monitor_log" \
+    && journalctl -u dbus.service --no-pager | grep -q "Activating via systemd: service name='net.hadess.SensorProxy'"; then
+    pass "D-Bus activation: the bus started orientd.service for net.hadess.SensorProxy; monitor-sensor printed: $(tr '\n' '|' <"$monitor_log")"
+else
+    fail "D-Bus activation: reply '$reply'; service $(systemctl is-active orientd.service); monitor-sensor printed: $(tr '\n' '|' <"$monitor_log")"
+fi
+kill "$monitor" 2>/dev/null
+wait "$monitor" 2>/dev/null
+
+# 4. The rotation lock survives a restart (kept in StateDirectory=).
+if orientctl lock right-up && systemctl restart orientd.service \
+    && [[ "$(orientctl --json get)" == *'"locked":"right-up"'* ]]; then
+    pass "the lock survives a restart: $(orientctl --json get)"
+else
+    fail "the lock after a restart: $(orientctl --json get 2>&1)"
+fi
+orientctl unlock
+
+# 5. Reload with a good configuration, then a bad one (kept running, same PID).
+pid=$(prop MainPID)
+printf '[dbus]\nenable = true\n[daemon]\nlog-level = info\n' >/etc/orientd/orientd.conf
+systemctl reload orientd.service
+if wait_for 10 sh -c "journalctl -u orientd.service _PID=$pid | grep -q 'SIGHUP: configuration reloaded from /etc/orientd/orientd.conf'"; then
+    pass "reload with a good configuration"
+else
+    fail "reload with a good configuration: $(journalctl -u orientd.service -n 5 --no-pager)"
+fi
+printf '[dbus]\nenable = true\n[bogus]\n' >/etc/orientd/orientd.conf
+systemctl reload orientd.service
+if wait_for 10 sh -c "journalctl -u orientd.service _PID=$pid | grep -q 'keeping the running configuration'" \
+    && active orientd.service && [ "$(prop MainPID)" = "$pid" ] && orientctl get >/dev/null; then
+    pass "reload with a bad configuration keeps the running one: $(journalctl -u orientd.service _PID="$pid" -n 1 -o cat --no-pager)"
+else
+    fail "reload with a bad configuration: $(systemctl is-active orientd.service), pid $(prop MainPID) (was $pid)"
+fi
+printf '[dbus]\nenable = true\n' >/etc/orientd/orientd.conf
+
+# 6. The watchdog over a minute (WatchdogSec=30s): pings keep coming, no restart.
+first=$(prop WatchdogTimestampMonotonic)
+restarts=$(prop NRestarts)
+sleep_until=$((SECONDS + 65))
+while [ "$SECONDS" -lt "$sleep_until" ]; do sleep 1; done
+last=$(prop WatchdogTimestampMonotonic)
+if active orientd.service && [ "$(prop MainPID)" = "$pid" ] && [ "$(prop NRestarts)" = "$restarts" ] \
+    && [ "$last" -gt "$first" ] && ! journalctl -u orientd.service --no-pager | grep -q "Watchdog timeout"; then
+    pass "watchdog over 65 s: pinged (last ping $(((last - first) / 1000000)) s after the first seen), same PID, no restart"
+else
+    fail "watchdog: $(systemctl is-active orientd.service), pid $(prop MainPID) (was $pid), restarts $(prop NRestarts), pings $first -> $last"
+fi
+
+# The D-Bus side logged that it serves the name.
+if journalctl -u orientd.service --no-pager | grep -q "D-Bus: serving net.hadess.SensorProxy"; then
+    pass "orientd logged that it serves net.hadess.SensorProxy"
+else
+    fail "no 'serving net.hadess.SensorProxy' line in the journal"
+fi
+
+journalctl -u orientd.service --no-pager -o short-monotonic >/boot-check.journal 2>&1
+if [ "$failed" = 0 ]; then echo "ALL PASSED" >>"$result"; else echo "SOME FAILED" >>"$result"; fi
