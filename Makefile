@@ -6,7 +6,7 @@
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
 DEBIAN_DEPS  := pkg-config libiio-dev libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db binutils sway \
-                dbus-daemon iio-sensor-proxy python3-dbusmock python3-dbus libglib2.0-bin
+                dbus-daemon iio-sensor-proxy python3-dbusmock python3-dbus libglib2.0-bin librsvg2-bin
 BIN          := .build/debug
 DEMO         ?= traces/demo.trace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -90,6 +90,7 @@ check: deps
 	/usr/bin/python3 -m unittest discover -s Tests/systemd -v
 	/usr/bin/python3 -m unittest discover -s Tests/follow -v
 	/usr/bin/python3 -m unittest discover -s Tests/docs -v
+	/usr/bin/python3 -m unittest discover -s Tests/plot -v
 	FUZZ_SECONDS=$${CHECK_FUZZ_SECONDS:-10} SWIFT="$(SWIFT)" FuzzTesting/run.sh
 
 test: check

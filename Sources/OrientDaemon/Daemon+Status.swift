@@ -6,12 +6,12 @@ import OrientSense
 
 /// The `status` request: what the daemon sees and why, from one place.
 extension Daemon {
-    /// The sign of z and why it was chosen: the config's `z-sign`, else the
-    /// hwdb convention (face up reads +g on z after the mount matrix). A
-    /// per-device decision belongs here, so `status` and the classifier agree.
+    /// The sign of z and why it was chosen (`Daemon.zSign`, the decision the
+    /// classifier runs with): the config's `z-sign`, else the driver family,
+    /// and whether it is configured or only assumed.
     var zSignDecision: DaemonStatus.Decision<Int> {
-        let sign = engine.classifier.config.zSign < 0 ? -1 : 1
-        return DaemonStatus.Decision(sign, reason: config.classifier.zSign == ClassifierConfig().zSign ? "default" : "config")
+        let decided = zSign
+        return DaemonStatus.Decision(decided.sign < 0 ? -1 : 1, reason: "\(decided.known ? "configured" : "assumed"): \(decided.source)")
     }
 
     /// The natural geometry in use and why: the config pins it, or the internal

@@ -77,6 +77,12 @@ package final class Daemon {
     var pendingGets: [(client: ClientConnection, seq: Int64?)] = []
     var pendingGetTimer: EventLoop.TimerID?
 
+    /// The z sign the classifier uses and why (a status line: "z sign and why").
+    package var zSign: ZSign {
+        if let replay { return replay.zSign(config.zSign) }
+        return ZSign.decide(setting: config.zSign, driverName: sensor?.device?.info.name)
+    }
+
     /// Sets up everything but the socket; `run()` opens it.
     package init(options: DaemonOptions, config: DaemonConfig, log: Log) throws(SystemError) {
         self.options = options
@@ -92,6 +98,7 @@ package final class Daemon {
         if let trace = options.mockTrace {
             let replay = MockReplay(trace: trace, loop: options.loop)
             self.replay = replay
+            classifier = replay.zSign(config.zSign).applied(to: classifier)
             engine = replay.makeEngine(
                 config: classifier, mountMatrix: config.mountMatrix, natural: natural,
                 defaultAllowed: config.defaultAllowedMask(natural: natural), lock: stored?.orientation)
@@ -260,7 +267,7 @@ package final class Daemon {
         guard let sensor else { return }
         let wasActive = engine.sensor == .active
         engine.mountMatrix = sensor.mountMatrix
-        var classifier = config.classifier
+        var classifier = sensor.zSign.applied(to: config.classifier)
         classifier.onChange = sensor.isOnChange
         classifier.sampleRateHz = sensor.rateHz
         if classifier != engine.classifier.config { engine.reconfigure(classifier) }
@@ -460,7 +467,9 @@ package final class Daemon {
         logSeat()
         let newNatural = new.natural.resolved(detected: PanelGeometry.probe())
         natural = newNatural
-        let classifier = replay?.classifierConfig(new.classifier) ?? new.classifier
+        let classifier =
+            if let replay { replay.classifierConfig(replay.zSign(new.zSign).applied(to: new.classifier)) }
+            else { ZSign.decide(setting: new.zSign, driverName: sensor?.device?.info.name).applied(to: new.classifier) }
         let now = sensorNow
         let sensorMatrix = replay?.trace.mountMatrix ?? .identity
         let defaultAllowed = new.defaultAllowedMask(natural: newNatural)

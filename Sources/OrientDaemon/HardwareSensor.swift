@@ -22,6 +22,9 @@ package final class HardwareSensor {
     /// The mount matrix in force and where it came from.
     package private(set) var mountMatrix: MountMatrix = .identity
     package private(set) var matrixSource: MountMatrixSource = .identity
+    /// The z sign for the chosen device and why (`ZSign.decide`: the config,
+    /// else the driver family).
+    package private(set) var zSign = ZSign.decide(setting: .auto, driverName: nil)
     /// The rate the sensor is polled at, Hz.
     package private(set) var rateHz: Double
 
@@ -117,6 +120,7 @@ package final class HardwareSensor {
     package func reconfigure(_ config: DaemonConfig, log: Log) {
         self.config = config
         self.log = log
+        zSign = ZSign.decide(setting: config.zSign, driverName: device?.info.name)
         rateHz = max(10, config.classifier.sampleRateHz)
         samplingPolicy = HardwareSensor.policy(config, rateHz: rateHz)
         samplingPolicy.start(atMs: MonotonicClock.nowMs())
@@ -176,6 +180,9 @@ package final class HardwareSensor {
         for warning in resolved.warnings { log.warning("\(device.info.sysname): \(warning)") }
         mountMatrix = resolved.matrix
         matrixSource = resolved.source
+        let decided = ZSign.decide(setting: config.zSign, driverName: device.info.name)
+        if decided != zSign { log.info("\(device.info.sysname): z sign \(decided)") }
+        zSign = decided
         do {
             let (calibration, warnings) = try AxisCalibration.resolve(
                 // cros-ec sensors name their shared scale plainly `scale` (as iio-sensor-proxy reads it).

@@ -52,6 +52,12 @@ package struct MockReplay: Sendable {
         loopPeriod = max(pass, declared ?? 0)
     }
 
+    /// The z sign for this trace: the config's, else the trace's `z_sign` header, else +1 (assumed).
+    package func zSign(_ setting: ZSignSetting) -> ZSign {
+        ZSign.decide(
+            setting: setting, driverName: nil, traceHeader: trace.extraHeaders.first { $0.key == "z_sign" }?.value)
+    }
+
     /// `config` with what the trace header says of the sensor: `on_change`, and
     /// `rate_hz` (clamped to 10…1000 Hz) as the sample rate.
     package func classifierConfig(_ config: ClassifierConfig) -> ClassifierConfig {

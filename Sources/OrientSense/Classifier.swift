@@ -34,9 +34,13 @@ public struct ClassifierEvent: Sendable, Equatable {
 ///
 /// It is Android's `WindowOrientationListener` design (low-pass filter, tilt and
 /// magnitude gates, angular hysteresis, settle time, flat/swing/acceleration
-/// hold-offs) with two additions: raw-sample sanity and jolt gates, and a
-/// steady path that commits as soon as the raw vector has come to rest at a new
-/// orientation instead of waiting out the filter's lag. It has no clock: the
+/// hold-offs) with three additions: raw-sample sanity and jolt gates; a
+/// steady path that commits once the raw vector has come to rest at a new
+/// orientation instead of waiting out the filter's lag; and a glance hold: the
+/// raw readings must have proposed the new orientation for `glanceHoldMs`, so
+/// a turn that comes straight back (a glance, a wobble) publishes nothing. With
+/// the z sign only assumed (`zSignKnown`), nothing that depends on it holds the
+/// orientation (docs/classifier.md, "The z sign"). It has no clock: the
 /// caller passes time in, arms a timer for `nextDeadline`, and calls `tick`.
 ///
 /// ```swift
@@ -75,6 +79,8 @@ public struct Classifier: Sendable {
     private var hasFilter = false
     private var lastTime: Double = 0
     private var lastRaw: Vector3 = .zero
+    private var lastRawSquared: Double = 0
+    private var lastRawMagnitude: Double = 0
     private var cachedDt: Double = -1
     private var cachedDecay: Double = 0
     private var appliedFeedback = false
@@ -83,6 +89,21 @@ public struct Classifier: Sendable {
     private var pending: Orientation?
     private var pendingSince: Double = 0
 
+    // The glance hold: the raw readings' candidate and since when every raw
+    // reading has proposed it.
+    private var runCandidate: Orientation?
+    private var runSince: Double = 0
+    /// The latest orientation a raw reading proposed (readings with no
+    /// candidate do not count) and since when: the slow path, for noisy motion
+    /// whose raw readings come and go, needs no other proposal for the glance hold.
+    private var proposal: Orientation?
+    private var proposalSince: Double = 0
+    /// The time of the reading before the newest (−∞ after a re-initialisation), and that reading.
+    private var previousReadingTime = -Double.infinity
+    private var previousRaw: Vector3 = .zero
+    /// The glance hold that applies now: longer while the device is tilted far back.
+    private var runHoldMs: Double = 0
+
     // Steady path: the recent raw readings.
     private var steady = SteadyWindow()
     private var steadyNow = false
@@ -90,6 +111,10 @@ public struct Classifier: Sendable {
 
     // Gates and hold-offs.
     private var overheadLatched = false
+    /// When the overhead latch last set, and whether it expired (an assumed z
+    /// sign) and stays off until the tilt comes back above the exit angle.
+    private var overheadSince: Double = 0
+    private var overheadExpired = false
     private var flatSince: Double?
     /// No commit before this: the latest end of the acceleration, flat and
     /// swing hold-offs (only their latest end matters, so one value keeps it).
@@ -107,7 +132,19 @@ public struct Classifier: Sendable {
     private var limits: ClassifierLimits
     private var slowMemo = CandidateMemo()
     private var steadyMemo = CandidateMemo()
+    private var rawMemo = CandidateMemo()
     private var restCone = RestCone()
+    /// Whether this evaluation's steady candidate came from the rest cone alone.
+    private var restConeHeld = false
+
+    /// What a plot of a replay shows beside the published state: the raw
+    /// readings' candidate and since when, the filtered path's candidate, the
+    /// end of the latest hold-off, and the overhead latch.
+    public var diagnostics: ClassifierDiagnostics {
+        ClassifierDiagnostics(
+            rawCandidate: runCandidate, rawCandidateSince: runSince, filteredCandidate: pending,
+            holdUntil: holdUntil, overheadLatched: overheadLatched, glanceHoldMs: runHoldMs)
+    }
 
     /// A classifier in the startup state.
     public init(config: ClassifierConfig = ClassifierConfig()) {
@@ -123,6 +160,7 @@ public struct Classifier: Sendable {
         setQuietTilt()
         slowMemo.forget()
         steadyMemo.forget()
+        rawMemo.forget()
         restCone.forget()
         cachedDt = -1
     }
@@ -135,11 +173,12 @@ public struct Classifier: Sendable {
         // On a periodic sensor the filtered path commits on readings only (a tick
         // must not stand in for readings that will come); on an on-change sensor a
         // tick re-feeds the held reading, so its deadline counts.
-        if config.onChange, let candidate = pending, candidate != orientation {
-            deadline = max(pendingSince + config.settleTimeMs, holdUntil)
+        if config.onChange, let candidate = pending, candidate != orientation, proposal == candidate {
+            deadline = max(pendingSince + config.settleTimeMs, holdUntil, proposalSince + runHoldMs)
         }
         if let candidate = steadyCandidate, candidate != orientation {
-            let steadyAt = max(holdUntil, lastTime)
+            let held = runCandidate == candidate ? runSince + runHoldMs : lastTime
+            let steadyAt = max(holdUntil, lastTime, held)
             deadline = min(deadline ?? steadyAt, steadyAt)
         }
         if config.onChange, hasFilter {
@@ -200,8 +239,12 @@ public struct Classifier: Sendable {
             // First reading, a time reversal or a gap: start again from this reading.
             reinitialise(at: t, to: a)
         }
+        previousReadingTime = lastTime
+        previousRaw = lastRaw
         lastTime = t
         lastRaw = a
+        lastRawSquared = squared
+        lastRawMagnitude = rawMagnitude
         if abs(rawMagnitude - config.standardGravity) > config.accelToleranceRaw {
             holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
         }
@@ -242,10 +285,13 @@ public struct Classifier: Sendable {
         filter = a
         hasFilter = true
         clearTransientState()
+        lastTime = -.infinity
     }
 
     private mutating func clearTransientState() {
         pending = nil
+        runCandidate = nil
+        proposal = nil
         steady.clear()
         steadyNow = false
         steadyCandidate = nil
@@ -276,14 +322,16 @@ public struct Classifier: Sendable {
                 holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
             }
             let sinTilt = tiltSine(z: f.z, length: magnitude, zSign: config.zSign)
-            if !overheadLatched, flatSince == nil, sinTilt >= quietLower, sinTilt <= quietUpper {
+            runHoldMs = limits.tiltedHold.isReached(byTiltOfSine: abs(sinTilt)) ? config.glanceHoldTiltedMs : config.glanceHoldMs
+            if !overheadLatched, !overheadExpired, flatSince == nil, sinTilt >= quietLower, sinTilt <= quietUpper {
                 // The usual reading: the tilt gates and the published tilt stay as they are.
                 tiltCandidate = .undefined
             } else {
                 updateTiltGates(t: t, sinTilt: sinTilt)
                 tiltChanged = publishTilt(sinTilt: sinTilt, at: t)
             }
-            if swing.rose(by: limits.swing, tMs: t, sinTilt: sinTilt, windowMs: config.swingWindowMs) {
+            let swingSine = config.zSignKnown ? sinTilt : abs(sinTilt)
+            if swing.rose(by: limits.swing, tMs: t, sinTilt: swingSine, windowMs: config.swingWindowMs) {
                 holdUntil = max(holdUntil, t + config.holdAfterSwingMs)
             }
         } else if newReading {
@@ -294,11 +342,27 @@ public struct Classifier: Sendable {
         steadyCandidate = nil
         var steadyAtCurrent = false
         steadyNow = false
+        restConeHeld = false
         if steady.isSteady(
             atMs: t, windowMs: config.steadyWindowMs, angle: limits.steadyAngle, cosAngle: limits.cosSteadyAngle) {
             steadyNow = true
             if let k = steadyWindowCandidate() {
                 if k == orientation { steadyAtCurrent = true } else { steadyCandidate = k }
+            }
+        }
+
+        // The glance hold: since when every raw reading has proposed the same
+        // candidate. At rest inside the rest cone, every reading of the window
+        // (the newest too) proposes the current orientation: no need to ask.
+        if newReading {
+            let k = usable ? (restConeHeld ? orientation : rawCandidate()) : nil
+            if k != runCandidate || !usable {
+                runCandidate = k
+                runSince = runStart(of: k, at: t)
+                if let k, k != proposal {
+                    proposal = k
+                    proposalSince = runSince
+                }
             }
         }
 
@@ -326,11 +390,12 @@ public struct Classifier: Sendable {
 
         var committed: ClassifierEvent.Path?
         if t >= holdUntil {
-            if let k = steadyCandidate {
+            if let k = steadyCandidate, runCandidate == k, t - runSince >= runHoldMs - 1e-9 {
                 commit(k)
                 filter = steady.mean()  // the filter's lag is moot once the raw vector is at rest
                 committed = .steady
-            } else if let k = pending, newReading, t - pendingSince >= config.settleTimeMs - 1e-9 {
+            } else if let k = pending, newReading, t - pendingSince >= config.settleTimeMs - 1e-9,
+                proposal == k, t - proposalSince >= runHoldMs - 1e-9 {
                 commit(k)
                 committed = .settled
             }
@@ -351,12 +416,52 @@ public struct Classifier: Sendable {
         return k
     }
 
+    /// When the raw readings began to propose `k`, the newest reading at `t`
+    /// being the first to: where the in-plane angle crossed the boundary
+    /// between the two readings when that is what changed (a turn away from the
+    /// applied orientation), else midway. Never more than one sampling period
+    /// back: a silent on-change sensor says nothing about when.
+    private func runStart(of k: Orientation?, at t: Double) -> Double {
+        let gap = min(t - previousReadingTime, 1000 / config.sampleRateHz)
+        guard gap.isFinite, gap > 0 else { return t }
+        var fraction = 0.5
+        if let k, let a = applied, let aTurns = a.quarterTurns, let kTurns = k.quarterTurns, (kTurns - aTurns) & 3 != 0 {
+            let centre = Double(aTurns) * 90
+            func distance(_ v: Vector3) -> Double {
+                var angles = AngleReading(v, magnitude: length(v), zSign: config.zSign)
+                return angularDistance(angles.theta, centre)
+            }
+            let leave = 45 + config.adjacentGapDeg / 2
+            let before = distance(previousRaw), now = distance(lastRaw)
+            if before < leave, now >= leave { fraction = (leave - before) / (now - before) }
+        }
+        return t - gap * (1 - fraction)
+    }
+
+    /// The candidate of the newest raw reading, decided afresh unless the memo
+    /// answers (kept out of line).
+    @inline(never)
+    private mutating func rawCandidate() -> Orientation? {
+        let a = lastRaw
+        if let recalled = rawMemo.recall(
+            a, squaredLength: lastRawSquared, applied: applied, overheadLatched: overheadLatched) {
+            return recalled.candidate
+        }
+        var angles = AngleReading(a, magnitude: lastRawMagnitude, zSign: config.zSign)
+        let k = candidate(&angles, requireNear: nil)
+        rawMemo.remember(k, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
+        return k
+    }
+
     /// The candidate of the steady window's mean, while the window is steady.
     @inline(__always)
     private mutating func steadyWindowCandidate() -> Orientation? {
         // At rest at the current orientation, the cone alone decides (`RestCone`;
         // it is forgotten whenever P, A or the overhead latch changes).
-        if restCone.holds(cone: steady.coneSerial, cosSpread: steady.cosSpread) { return orientation }
+        if restCone.holds(cone: steady.coneSerial, cosSpread: steady.cosSpread) {
+            restConeHeld = true
+            return orientation
+        }
         let k = steadySumCandidate()
         if k == orientation, applied == orientation, !overheadLatched,
             restCone.mayMeasure(cone: steady.coneSerial, orientation: orientation),
@@ -405,12 +510,25 @@ public struct Classifier: Sendable {
     @inline(__always)
     private mutating func updateTiltGates(t: Double, sinTilt: Double) {
         if limits.overheadEnter.isAtOrAbove(tiltOfSine: sinTilt) {
-            if !overheadLatched { restCone.forget() }
-            overheadLatched = true
+            if !overheadLatched, !overheadExpired {
+                restCone.forget()
+                overheadLatched = true
+                overheadSince = t
+            }
         } else if limits.overheadExit.isReached(byTiltOfSine: sinTilt) {
+            if overheadLatched { restCone.forget() }
             overheadLatched = false
+            overheadExpired = false
         }
-        if limits.flat.isReached(byTiltOfSine: sinTilt) {
+        // With an assumed z sign the "overhead" reading may be a device tilted
+        // back in the hand: the latch holds only briefly.
+        if overheadLatched, !config.zSignKnown, t - overheadSince >= config.overheadExpiryMs {
+            restCone.forget()
+            overheadLatched = false
+            overheadExpired = true
+        }
+        let flatSine = config.zSignKnown ? sinTilt : abs(sinTilt)
+        if limits.flat.isReached(byTiltOfSine: flatSine) {
             let since = flatSince ?? t
             flatSince = since
             if t - since >= config.flatTimeMs {
@@ -466,11 +584,12 @@ public struct Classifier: Sendable {
     /// method called from a mutating one gets a copy of `self` on every reading.
     private mutating func candidate(_ angles: inout AngleReading, requireNear: TurnLimit?) -> Orientation? {
         angles.resetSlack()
-        if overheadLatched || angles.tilt(atMost: limits.overheadEnter)
-            || angles.tilt(above: limits.maxTilt) || angles.tilt(below: limits.minusMaxTilt)
-        {
+        if overheadLatched || angles.tilt(above: limits.maxTilt) || angles.tilt(below: limits.minusMaxTilt) {
             return nil
         }
+        // Below the overhead angle only a known z sign rules a candidate out;
+        // an assumed one leaves it to the (expiring) latch.
+        if config.zSignKnown, angles.tilt(atMost: limits.overheadEnter) { return nil }
         var turns = angles.nearestQuarterTurns()
         var k = Orientation(quarterTurns: turns)
         if let a = applied, let aTurns = a.quarterTurns {
@@ -493,7 +612,12 @@ public struct Classifier: Sendable {
         }
         if let near = requireNear, angles.distance(toQuarterTurns: turns, above: near) { return nil }
         let range = limits.tiltRange(quarterTurns: turns)
-        guard angles.tilt(atLeast: range.min), angles.tilt(atMost: range.max) else { return nil }
+        if !(angles.tilt(atLeast: range.min) && angles.tilt(atMost: range.max)) {
+            // An assumed z sign: the tilt limits hold for the tilt of either sign.
+            guard !config.zSignKnown else { return nil }
+            let mirrored = limits.mirroredTiltRange(quarterTurns: turns)
+            guard angles.tilt(atLeast: mirrored.min), angles.tilt(atMost: mirrored.max) else { return nil }
+        }
         if k == .bottomUp, !config.allowUpsideDown { return nil }
         return k
     }
@@ -508,4 +632,19 @@ func angularDistance(_ a: Double, _ b: Double) -> Double {
     var d = abs(a - b)
     if d >= 360 { d = d < 720 ? d - 360 : d.truncatingRemainder(dividingBy: 360) }
     return d > 180 ? 360 - d : d
+}
+
+/// A snapshot of the classifier's inner state, for plots (`Classifier.diagnostics`).
+public struct ClassifierDiagnostics: Sendable, Equatable {
+    /// The orientation every raw reading has proposed since `rawCandidateSince`, or nil.
+    public var rawCandidate: Orientation?
+    public var rawCandidateSince: Double
+    /// The filtered (slow) path's pending candidate, or nil.
+    public var filteredCandidate: Orientation?
+    /// No commit before this time (acceleration, flat and swing hold-offs).
+    public var holdUntil: Double
+    /// The overhead latch.
+    public var overheadLatched: Bool
+    /// The glance hold that applies now, ms.
+    public var glanceHoldMs: Double
 }

@@ -18,7 +18,18 @@ public struct ClassifierConfig: Sendable, Equatable {
 
     // MARK: Settling and hysteresis
     /// How long a candidate must hold on the filtered (slow) path before it commits, ms.
-    public var settleTimeMs: Double = 100
+    public var settleTimeMs: Double = 250
+    /// How long the raw readings must keep proposing a new orientation before
+    /// it commits, ms: a turn that comes back sooner (a glance, a wobble past the
+    /// boundary) publishes nothing. The floor on latency: a brisk 300 ms turn
+    /// crosses the boundary about 100 ms before it ends.
+    public var glanceHoldMs: Double = 340
+    /// The glance hold while the device is tilted back (or forward) by at least
+    /// `glanceTiltedFromDeg`, ms: a device read in the hand wobbles further
+    /// in-plane the flatter it lies.
+    public var glanceHoldTiltedMs: Double = 450
+    /// The tilt from which `glanceHoldTiltedMs` applies, degrees.
+    public var glanceTiltedFromDeg: Double = 35
     /// Width of the dead zone between adjacent orientations, degrees: leave an
     /// orientation at 45 + gap/2 of turn, come back within 45 − gap/2.
     public var adjacentGapDeg: Double = 45
@@ -81,8 +92,18 @@ public struct ClassifierConfig: Sendable, Equatable {
     /// Whether `bottom-up` may be proposed at all.
     public var allowUpsideDown: Bool = true
     /// Sign applied to z before computing tilt: +1 when lying face up reads +z
-    /// (the hwdb convention), −1 for hardware that disagrees.
+    /// (proper acceleration under a rotation), −1 when it reads −z (HID sensor
+    /// hubs, the Windows convention).
     public var zSign: Double = 1
+    /// Whether `zSign` is known (set in the config) rather than assumed from the
+    /// driver family. When it is only assumed, no decision that depends on it
+    /// may hold the orientation: the tilt limits apply to either sign of the
+    /// tilt, flat and swing look at |tilt|, and the overhead latch expires after
+    /// `overheadExpiryMs`.
+    public var zSignKnown: Bool = true
+    /// With an assumed z sign, the longest the overhead latch holds, ms; it
+    /// then stays off until the tilt has come back above `overheadExitDeg`.
+    public var overheadExpiryMs: Double = 1000
     /// |tilt| above which the published tilt is `tilted-up`/`tilted-down`, degrees.
     public var tiltedDeg: Double = 20
     /// |tilt| at or above which the published tilt is `face-up`/`face-down`, degrees.
@@ -109,6 +130,11 @@ public struct ClassifierConfig: Sendable, Equatable {
         positive("filter-time-constant", filterTimeConstantMs)
         positive("max-sample-gap", maxSampleGapMs)
         nonNegative("settle-time", settleTimeMs)
+        if !(glanceHoldMs >= 0 && glanceHoldMs <= 2000) { out.append("glance-hold must be within 0...2000 ms, got \(glanceHoldMs)") }
+        if !(glanceHoldTiltedMs >= 0 && glanceHoldTiltedMs <= 2000) {
+            out.append("glance-hold-tilted must be within 0...2000 ms, got \(glanceHoldTiltedMs)")
+        }
+        angle("glance-tilted-from", glanceTiltedFromDeg, 0, 90)
         angle("adjacent-gap", adjacentGapDeg, 0, 80)
         angle("initial-accept", initialAcceptDeg, 1, 45)
         angle("opposite-accept", oppositeAcceptDeg, 1, 45)
@@ -128,6 +154,7 @@ public struct ClassifierConfig: Sendable, Equatable {
         nonNegative("hold-after-swing", holdAfterSwingMs)
         angle("overhead-enter", overheadEnterDeg, -90, 0)
         angle("overhead-exit", overheadExitDeg, -90, 0)
+        nonNegative("overhead-expiry", overheadExpiryMs)
         if overheadExitDeg < overheadEnterDeg { out.append("overhead-exit (\(overheadExitDeg)) must be ≥ overhead-enter (\(overheadEnterDeg))") }
         nonNegative("near-zero-magnitude", nearZeroMagnitude)
         positive("accel-tolerance-filtered", accelToleranceFiltered)

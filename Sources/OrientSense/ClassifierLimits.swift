@@ -17,12 +17,18 @@ struct ClassifierLimits: Sendable {
     let overheadEnter: TiltLimit
     let overheadExit: TiltLimit
     let flat: TiltLimit
+    /// |φ| from which the longer glance hold applies.
+    let tiltedHold: TiltLimit
     /// `maxTiltDeg` and its negative: |φ| > max is φ > max or φ < −max.
     let maxTilt: TiltLimit
     let minusMaxTilt: TiltLimit
     /// Per-orientation tilt limits, by quarter turns (normal, left-up, bottom-up, right-up).
     private let tiltMin: (TiltLimit, TiltLimit, TiltLimit, TiltLimit)
     private let tiltMax: (TiltLimit, TiltLimit, TiltLimit, TiltLimit)
+    /// The same ranges for the tilt of the other z sign: −φ in [min, max] is φ
+    /// in [−max, −min] (used while the z sign is only assumed).
+    private let mirroredMin: (TiltLimit, TiltLimit, TiltLimit, TiltLimit)
+    private let mirroredMax: (TiltLimit, TiltLimit, TiltLimit, TiltLimit)
 
     // Hysteresis and acceptance, as distances of θ from an orientation's centre.
     /// Stay with the applied orientation within 45° − gap/2 of its centre.
@@ -54,6 +60,7 @@ struct ClassifierLimits: Sendable {
         overheadEnter = TiltLimit(degrees: config.overheadEnterDeg)
         overheadExit = TiltLimit(degrees: config.overheadExitDeg)
         flat = TiltLimit(degrees: config.flatAngleDeg)
+        tiltedHold = TiltLimit(degrees: config.glanceTiltedFromDeg)
         maxTilt = TiltLimit(degrees: config.maxTiltDeg)
         minusMaxTilt = TiltLimit(degrees: -config.maxTiltDeg)
         // `problems()` demands four of each; a missing one is NaN, which no tilt passes.
@@ -63,6 +70,8 @@ struct ClassifierLimits: Sendable {
         }
         tiltMin = four(config.tiltMinDeg)
         tiltMax = four(config.tiltMaxDeg)
+        mirroredMin = four(config.tiltMaxDeg.map { -$0 })
+        mirroredMax = four(config.tiltMinDeg.map { -$0 })
         stay = TurnLimit(degrees: 45 - config.adjacentGapDeg / 2)
         leave = TurnLimit(degrees: 45 + config.adjacentGapDeg / 2)
         oppositeAccept = TurnLimit(degrees: config.oppositeAcceptDeg)
@@ -98,12 +107,22 @@ struct ClassifierLimits: Sendable {
     /// The lowest and highest tilt at which the orientation `turns` quarter turns
     /// from normal may be entered.
     func tiltRange(quarterTurns turns: Int) -> (min: TiltLimit, max: TiltLimit) {
+        (Self.limit(tiltMin, turns), Self.limit(tiltMax, turns))
+    }
+
+    /// The limit for the orientation `turns` quarter turns from normal.
+    private static func limit(_ limits: (TiltLimit, TiltLimit, TiltLimit, TiltLimit), _ turns: Int) -> TiltLimit {
         switch turns & 3 {
-        case 0: (tiltMin.0, tiltMax.0)
-        case 1: (tiltMin.1, tiltMax.1)
-        case 2: (tiltMin.2, tiltMax.2)
-        default: (tiltMin.3, tiltMax.3)
+        case 0: limits.0
+        case 1: limits.1
+        case 2: limits.2
+        default: limits.3
         }
+    }
+
+    /// `tiltRange` for the tilt read with the other z sign.
+    func mirroredTiltRange(quarterTurns turns: Int) -> (min: TiltLimit, max: TiltLimit) {
+        (Self.limit(mirroredMin, turns), Self.limit(mirroredMax, turns))
     }
 
     /// Where the orientation `turns` quarter turns from normal is the steady

@@ -224,10 +224,16 @@ private struct Parser {
             }
             set(&config, value)
         case .zSign:
-            guard let x = DecimalNumber.parse(buf[s..<e]), x == 1 || x == -1 else {
-                throw fail("z-sign must be 1 (lying face up reads +z) or -1; found \(found(s, e))")
+            if value == "auto" {
+                config.zSign = .auto
+                config.classifier = ZSign(sign: 1, known: false, source: "").applied(to: config.classifier)
+                break
             }
-            config.classifier.zSign = x
+            guard let x = DecimalNumber.parse(buf[s..<e]), x == 1 || x == -1 else {
+                throw fail("z-sign must be auto, 1 (lying face up reads +z) or -1; found \(found(s, e))")
+            }
+            config.zSign = .fixed(x)
+            config.classifier = ZSign(sign: x, known: true, source: "").applied(to: config.classifier)
         case .maskList:
             config.defaultAllowed = try maskNames(key, s, e)
         case .device:

@@ -3,6 +3,7 @@
 //   tracegen [--rate HZ] [--matrix "M"] [--on-change] [--seed N] NAME OUTFILE
 //   tracegen --all DIR
 //   tracegen --list
+//   tracegen plot TRACE [-o FILE.svg] [--z-sign auto|1|-1]
 //
 // OUTFILE `-` is standard output. Exit codes follow sysexits: 64 usage, 73 a
 // file could not be written.
@@ -22,6 +23,7 @@ let usage = """
     usage: tracegen [--rate HZ] [--matrix "x1, y1, z1; x2, y2, z2; x3, y3, z3"] [--on-change] [--seed N] NAME OUTFILE
            tracegen --all DIR
            tracegen --list
+           tracegen plot TRACE [-o FILE.svg] [--z-sign auto|1|-1]
 
     Writes the synthetic scenario NAME as a trace (OUTFILE '-' is standard output).
     --rate HZ     sample rate (default: the scenario's, 20 Hz for most)
@@ -30,6 +32,9 @@ let usage = """
     --seed N      noise seed (default 1)
     --all DIR     writes every scenario as DIR/NAME.trace, plus the extra variants
     --list        prints the scenario names
+    plot TRACE    replays TRACE through the classifier and writes an SVG of what it
+                  saw and decided (angle, tilt, magnitude, candidates, holds, latch,
+                  the published orientation) to FILE (-o; default standard output)
 
     """
 
@@ -194,4 +199,5 @@ func run(_ arguments: [String]) -> Int32 {
     return writeFile(compact(trace).serialized(), to: positional[1]) ? 0 : 73
 }
 
-exit(run(Array(CommandLine.arguments.dropFirst())))
+let arguments = Array(CommandLine.arguments.dropFirst())
+exit(arguments.first == "plot" ? plot(Array(arguments.dropFirst())) : run(arguments))

@@ -97,7 +97,15 @@ private let everyKey: [KeyCase] = [
     KeyCase("classifier", "steady-magnitude-tolerance", "1.25") { $0.classifier.steadyMagnitudeTolerance = 1.25 },
     KeyCase("classifier", "steady-accept", "15") { $0.classifier.steadyAcceptDeg = 15 },
     KeyCase("classifier", "allow-upside-down", "false") { $0.classifier.allowUpsideDown = false },
-    KeyCase("classifier", "z-sign", "-1") { $0.classifier.zSign = -1 },
+    KeyCase("classifier", "z-sign", "-1") {
+        $0.zSign = .fixed(-1)
+        $0.classifier.zSign = -1
+        $0.classifier.zSignKnown = true
+    },
+    KeyCase("classifier", "glance-hold", "300") { $0.classifier.glanceHoldMs = 300 },
+    KeyCase("classifier", "glance-hold-tilted", "500") { $0.classifier.glanceHoldTiltedMs = 500 },
+    KeyCase("classifier", "glance-tilted-from", "40") { $0.classifier.glanceTiltedFromDeg = 40 },
+    KeyCase("classifier", "overhead-expiry", "2000") { $0.classifier.overheadExpiryMs = 2000 },
     KeyCase("classifier", "tilted", "25") { $0.classifier.tiltedDeg = 25 },
     KeyCase("classifier", "face", "75") { $0.classifier.faceDeg = 75 },
     KeyCase("classifier", "tilt-hysteresis", "3") { $0.classifier.tiltHysteresisDeg = 3 },
@@ -156,7 +164,11 @@ struct ConfigParserTests {
         let (config, warnings) = try parseConfig("")
         #expect(config == DaemonConfig())
         #expect(warnings.isEmpty)
-        #expect(config.classifier == ClassifierConfig())
+        // The classifier's defaults, but with the z sign left to the daemon (assumed +1).
+        var classifier = ClassifierConfig()
+        classifier.zSignKnown = false
+        #expect(config.classifier == classifier)
+        #expect(config.zSign == .auto)
         #expect(config.natural == .auto)
         #expect(config.defaultAllowed == ["all"])
         #expect(config.defaultAllowedMask(natural: .portrait) == .all)
@@ -197,8 +209,8 @@ struct ConfigParserTests {
         #expect(Set(tested) == allKnownKeys)
         #expect(tested.count == allKnownKeys.count)
         #expect(ConfigParser.knownKeys.map(\.section) == ["classifier", "orientation", "sensor", "limits", "daemon", "dbus"])
-        // 30 scalar parameters, 8 tilt limits, allow-upside-down and z-sign.
-        #expect(ConfigParser.knownKeys[0].keys.count == 40)
+        // 34 scalar parameters, 8 tilt limits, allow-upside-down and z-sign.
+        #expect(ConfigParser.knownKeys[0].keys.count == 44)
     }
 
     @Test("one file setting every key gives all the values together")
@@ -256,6 +268,7 @@ struct ConfigParserTests {
             ("daemon", "samples-permission", "root"), ("daemon", "seat-users", "everyone"),
             ("daemon", "log-level", "error"), ("daemon", "log-level", "warning"),
             ("daemon", "log-level", "info"), ("classifier", "z-sign", "+1"), ("classifier", "z-sign", "-1.0"),
+            ("classifier", "z-sign", "auto"),
             ("dbus", "polkit", "auto"), ("dbus", "polkit", "off"),
         ])
     func enumeratedValues(section: String, key: String, value: String) throws {
@@ -410,8 +423,8 @@ struct ConfigParserErrorTests {
             ("classifier", "settle-time = \"100\"", "settle-time: values are written without quotes; found '\"100\"'"),
             ("daemon", "socket = '/run/x.sock'", "values are written without quotes"),
             ("classifier", "allow-upside-down = maybe", "allow-upside-down must be true or false (or yes/no, on/off, 1/0); found 'maybe'"),
-            ("classifier", "z-sign = 2", "z-sign must be 1 (lying face up reads +z) or -1; found '2'"),
-            ("classifier", "z-sign = up", "z-sign must be 1"),
+            ("classifier", "z-sign = 2", "z-sign must be auto, 1 (lying face up reads +z) or -1; found '2'"),
+            ("classifier", "z-sign = up", "z-sign must be auto, 1"),
             ("orientation", "natural = square", "natural must be one of auto, portrait, landscape; found 'square'"),
             ("orientation", "natural = Portrait", "natural must be one of auto, portrait, landscape"),
             ("orientation", "default-allowed = sideways", "default-allowed: unknown orientation mask name 'sideways'"),

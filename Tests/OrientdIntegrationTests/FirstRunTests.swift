@@ -54,7 +54,7 @@ struct FirstRunTests {
             "sensor:           mock: replaying \(DaemonHarness.trace("demo-rotated-matrix.trace"))",
             "mount matrix:     0, -1, 0; -1, 0, 0; 0, 0, 1 (from the trace's header)",
             "natural:          portrait (from the config)",
-            "z sign:           +1: face up reads +g on z (default)",
+            "z sign:           +1: face up reads +g on z (assumed: no driver name: proper acceleration under a rotation (the default))",
             "consumers:        1 subscriber, 0 recording, 0 D-Bus claimers (2 clients connected)",
             "iio-sensor-proxy: not installed",
             "no problems found",
@@ -126,14 +126,16 @@ struct FirstRunTests {
         try daemon.stopCleanly()
     }
 
-    @Test("status reports a configured z sign as the config's, and the default one as the default")
+    @Test("status reports a configured z sign as the config's, and an assumed one with its reason")
     func statusZSign() throws {
         let daemon = try DaemonHarness(config: DaemonHarness.defaultConfig + "[classifier]\nz-sign = -1\n")
         let status = try DaemonStatus(jsonLine: Array(try daemon.connect().request(#"{"op":"status"}"#).raw.utf8))
-        #expect(status.zSign == DaemonStatus.Decision(-1, reason: "config"), "\(status.zSign)")
+        #expect(status.zSign == DaemonStatus.Decision(-1, reason: "configured: config z-sign"), "\(status.zSign)")
         let plain = try DaemonHarness()
         let other = try DaemonStatus(jsonLine: Array(try plain.connect().request(#"{"op":"status"}"#).raw.utf8))
-        #expect(other.zSign == DaemonStatus.Decision(1, reason: "default"), "\(other.zSign)")
+        #expect(
+            other.zSign == DaemonStatus.Decision(1, reason: "assumed: no driver name: proper acceleration under a rotation (the default)"),
+            "\(other.zSign)")
         try daemon.stopCleanly()
         try plain.stopCleanly()
     }

@@ -41,7 +41,9 @@ class RotationTests(DaemonTestCase):
         client.wait_physical("normal")
         self.sysfs.set_raw(device, x=256, y=0)
         client.wait_physical("left-up")
-        self.sysfs.set_raw(device, x=0, y=0, z=256)
+        # A HID sensor hub reads -g lying face up (the Windows convention; orientd
+        # assumes z sign -1 for its driver, docs/classifier.md).
+        self.sysfs.set_raw(device, x=0, y=0, z=-256)
         state = client.wait_state(lambda s: s["tilt"] == "face-up", 5, "tilt face-up")
         self.assertEqual(state["physical"], "left-up")
         self.assertEqual(state["orientation"], "left-up")

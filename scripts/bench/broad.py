@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""BROAD agreement for `make bench`: orientd and iio-sensor-proxy on the real
+hand-held recordings of traces/recorded/broad (see its README for the source
+and licence).
+
+Agreement: the share of label rows whose label is an orientation that has held
+for at least 1.5 s and equals the orientation the daemon published at that
+time (as docs/classifier.md defines it, and RecordedTraceTests asserts).
+
+- orientd: `orientd --mock TRACE --speed max --exit-at-end --print` (the trace
+  clock), with z as recorded and with z negated.
+- the peer: each recording replayed in real time to its own fake HID
+  accelerometer under umockdev, the way bench.py's step latency feeds it (raw
+  attributes replaced by renaming, here every second reading, 42 ms), with its
+  own private system bus and claimant; the ten replays run in parallel (about
+  3.5 minutes). Its 4-way orientation ignores the z sign, so z is as recorded.
+
+    umockdev-wrapper /usr/bin/python3 scripts/bench/broad.py [--orientd-only]
+    umockdev-wrapper /usr/bin/python3 scripts/bench/broad.py --peer-one TRACE   (one replay; JSON on stdout)
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+BROAD = REPO / "traces" / "recorded" / "broad"
+HOLD_MS = 1500
+ORIENTATIONS = ("normal", "left-up", "bottom-up", "right-up")
+
+
+def read_trace(path):
+    headers, samples = [], []
+    for line in Path(path).read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            headers.append(line)
+        elif not line.startswith("t_ms"):
+            t, x, y, z = (float(v) for v in line.split(","))
+            samples.append((t, x, y, z))
+    return headers, samples
+
+
+def agreement(changes, labels_path):
+    """(agreeing, scored) rows; `changes` is [(t_ms, orientation)] in time order."""
+    agree = scored = 0
+    since, previous, index = 0.0, None, -1
+    for line in Path(labels_path).read_text().splitlines():
+        if line.startswith("#") or line.startswith("t_ms"):
+            continue
+        fields = line.split(",")
+        t, label = float(fields[0]), fields[5]
+        if label != previous:
+            since, previous = t, label
+        while index + 1 < len(changes) and changes[index + 1][0] <= t:
+            index += 1
+        if label in ORIENTATIONS and t - since >= HOLD_MS:
+            scored += 1
+            agree += index >= 0 and changes[index][1] == label
+    return agree, scored
+
+
+def orientd_changes(orientd, trace, negate, workdir):
+    path = trace
+    if negate:
+        headers, samples = read_trace(trace)
+        path = Path(workdir) / "negated.trace"
+        path.write_text("\n".join(headers) + "\nt_ms,x,y,z\n"
+                        + "".join(f"{t:g},{x:g},{y:g},{-z:g}\n" for t, x, y, z in samples))
+    config = Path(workdir) / "empty.conf"
+    config.write_text("")
+    out = subprocess.run([str(orientd), "--mock", str(path), "--speed", "max", "--exit-at-end", "--print",
+                          "--config", str(config), "--state-dir", str(workdir)],
+                         capture_output=True, text=True, check=True, env=dict(os.environ, LC_ALL="C.UTF-8")).stdout
+    changes = []
+    for line in out.splitlines():
+        state = json.loads(line)
+        if not changes or changes[-1][1] != state["physical"]:
+            changes.append((state["t_ms"], state["physical"]))
+    return changes
+
+
+def orientd_agreement(orientd):
+    """{"recorded": pct, "negated": pct, "per_trace": {...}}."""
+    result = {"per_trace": {}}
+    with tempfile.TemporaryDirectory(prefix="orientd-broad-") as workdir:
+        for negate in (False, True):
+            total_agree = total_scored = 0
+            for trace in sorted(BROAD.glob("*.trace")):
+                changes = orientd_changes(orientd, trace, negate, workdir)
+                agree, scored = agreement(changes, str(trace).replace(".trace", "_labels.csv"))
+                total_agree += agree
+                total_scored += scored
+                key = "negated" if negate else "recorded"
+                result["per_trace"].setdefault(trace.stem, {})[key] = [agree, scored]
+            result["negated" if negate else "recorded"] = round(100 * total_agree / max(1, total_scored), 2)
+    return result
+
+
+def peer_one(trace):
+    """One real-time replay to the peer under this process's umockdev testbed; prints JSON."""
+    sys.path.insert(0, str(HERE))
+    import bench
+    import gi
+    gi.require_version("UMockdev", "1.0")
+    from gi.repository import UMockdev
+    _, samples = read_trace(trace)
+    testbed = UMockdev.Testbed.new()
+    text = bench.DEVICE.read_text()
+    testbed.add_from_string(text)
+    syspath = "/sys" + text.split("\n", 1)[0][3:]
+    root = testbed.get_root_dir()
+    device_dir = os.path.join(root, syspath.lstrip("/"))
+    scratch = os.path.join(root, "broad-scratch")
+    os.makedirs(scratch, exist_ok=True)
+    scale = 9.80665 / bench.RAW_G
+
+    def set_attribute(name, value):
+        temporary = os.path.join(scratch, name)
+        with open(temporary, "w") as f:
+            f.write(f"{value}\n")
+        os.rename(temporary, os.path.join(device_dir, name))
+
+    def write(sample):
+        for axis, value in zip("xyz", sample[1:]):
+            set_attribute(f"in_accel_{axis}_raw", round(value / scale))
+
+    env = dict(os.environ, UMOCKDEV_DIR=root, LC_ALL="C.UTF-8")
+    workdir = tempfile.mkdtemp(prefix="orientd-broad-peer-")
+    bus = peer = watcher = None
+    try:
+        write(samples[0])
+        bus = bench.PrivateBus(workdir)
+        peer = bench.Peer(bench.find_peer(), env, bus.address, workdir)
+        watcher = bench.PeerWatcher(bus.address)
+        watcher.start()
+        watcher.ready.wait(10)
+        if watcher.error is not None:
+            raise RuntimeError(f"ClaimAccelerometer failed: {watcher.error}")
+        started = time.monotonic()
+        t0 = samples[0][0]
+        for index, sample in enumerate(samples):
+            if index % 2:
+                continue
+            due = started + (sample[0] - t0) / 1000
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            write(sample)
+        time.sleep(1.0)
+        changes = []
+        for at, orientation in watcher.events:
+            changes.append((round(t0 + (at - started) * 1000, 1), orientation))
+        print(json.dumps({"trace": str(trace), "changes": changes}))
+    finally:
+        if watcher is not None:
+            watcher.stop()
+        if peer is not None:
+            peer.stop()
+        if bus is not None:
+            bus.stop()
+        del testbed
+
+
+def peer_agreement():
+    """The peer's agreement over all BROAD recordings, replayed in parallel."""
+    wrapper = "umockdev-wrapper"
+    children = []
+    for trace in sorted(BROAD.glob("*.trace")):
+        children.append((trace, subprocess.Popen(
+            [wrapper, "/usr/bin/python3", str(Path(__file__).resolve()), "--peer-one", str(trace)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "UMOCKDEV_DIR")})))
+    total_agree = total_scored = 0
+    per_trace = {}
+    for trace, child in children:
+        out, err = child.communicate(timeout=600)
+        if child.returncode != 0:
+            raise RuntimeError(f"peer replay of {trace.name} failed: {err[-1500:]}")
+        changes = [tuple(c) for c in json.loads(out.strip().splitlines()[-1])["changes"]]
+        agree, scored = agreement(changes, str(trace).replace(".trace", "_labels.csv"))
+        per_trace[trace.stem] = [agree, scored]
+        total_agree += agree
+        total_scored += scored
+    return {"recorded": round(100 * total_agree / max(1, total_scored), 2), "per_trace": per_trace}
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--peer-one":
+        peer_one(Path(sys.argv[2]))
+        return
+    orientd = Path(os.environ.get("ORIENTD", REPO / ".build" / "release" / "orientd"))
+    print(json.dumps({"orientd": orientd_agreement(orientd)}, indent=1))
+    if "--orientd-only" not in sys.argv:
+        print(json.dumps({"peer": peer_agreement()}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
