@@ -30,7 +30,7 @@ public struct SamplingPolicy: Sendable, Equatable {
         public var stillIntervalMs = 400.0
         /// How long after the last motion (or the last reading the classifier was
         /// still deciding on) readings stay at the sensor's rate, ms (`still-after`).
-        public var stillAfterMs = 1000.0
+        public var stillAfterMs = 2000.0
         /// A reading further than this from the reference reading is motion, degrees (`motion-angle`).
         public var motionAngleDeg = 2.0
         /// A magnitude further than this from the reference reading's is motion, m/s² (`motion-magnitude`).

@@ -19,6 +19,7 @@ private func turned(_ degrees: Double, magnitude: Double = 9.80665) -> Vector3 {
 private func defaultPolicy(_ change: (inout SamplingPolicy.Settings) -> Void = { _ in }) -> SamplingPolicy {
     var settings = SamplingPolicy.Settings()
     settings.stillIntervalMs = 250
+    settings.stillAfterMs = 1000
     change(&settings)
     return SamplingPolicy(settings, fastIntervalMs: 50, longestIntervalMs: 500)
 }
@@ -30,11 +31,11 @@ private func intervals(_ policy: inout SamplingPolicy, _ readings: [(Double, Vec
 
 @Suite("Sampling policy")
 struct SamplingPolicyTests {
-    @Test("the defaults: 400 ms while still, 1000 ms of full rate after motion, 2°, 0.5 m/s²")
+    @Test("the defaults: 400 ms while still, 2000 ms of full rate after motion, 2°, 0.5 m/s²")
     func defaults() {
         let settings = SamplingPolicy.Settings()
         #expect(settings.stillIntervalMs == 400)
-        #expect(settings.stillAfterMs == 1000)
+        #expect(settings.stillAfterMs == 2000)
         #expect(settings.motionAngleDeg == 2)
         #expect(settings.motionMagnitude == 0.5)
         let policy = SamplingPolicy(settings, fastIntervalMs: 50, longestIntervalMs: 500)

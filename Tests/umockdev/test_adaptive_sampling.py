@@ -18,9 +18,9 @@ from harness import DaemonTestCase, NORMAL_RAW, wait_until
 HID = "hid-sensor-hub-accel_3d.umockdev"
 #: The length of a counting window.
 WINDOW_S = 3.0
-#: Defaults: 400 ms between readings while still, full rate for 1 s after motion.
+#: Defaults: 400 ms between readings while still, full rate for 2 s after motion.
 STILL_INTERVAL_S = 0.4
-STILL_AFTER_S = 1.0
+STILL_AFTER_S = 2.0
 
 
 class AdaptiveSamplingTests(DaemonTestCase):
@@ -68,7 +68,7 @@ class AdaptiveSamplingTests(DaemonTestCase):
         client.wait_physical("left-up")
         latency = time.monotonic() - written
 
-        # Right after the turn: the full rate, for about a second.
+        # Right after the turn: the full rate, for still-after.
         moving = self.rate(daemon, seconds=0.6)
         time.sleep(STILL_AFTER_S)
         still_again = self.rate(daemon)

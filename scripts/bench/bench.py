@@ -664,7 +664,8 @@ class Bench:
         bus = peer = daemon = watcher = peer_watcher = None
         extra_clients = []
         try:
-            daemon = Orientd(self.workdir / "umockdev", env, "[orientation]\nnatural = portrait\n", "orientd")
+            daemon = Orientd(self.workdir / "umockdev", env,
+                             "[orientation]\nnatural = portrait\n" + self.args.orientd_config, "orientd")
             probe = Client(daemon.socket)
             sensor = probe.request("get")["sensor"]
             probe.close()
@@ -900,6 +901,11 @@ class Bench:
         latencies = {name: [] for name in observers}
         from_start = {name: [] for name in observers}
         durations = []
+        # Per turn: how long orientd had been still before the turn began (from
+        # its last commit, after which its sampling policy counts `still-after`
+        # down) and the turn's latency, to tell turns begun at the still rate.
+        still_before = []
+        last_commit = None
         missed = {name: 0 for name in observers}
         rng = random.Random(7)
         steps = round(self.args.turn_ms / self.args.step_ms)
@@ -916,6 +922,7 @@ class Bench:
                 write(start_deg + (end_deg - start_deg) * (1 - math.cos(math.pi * i / steps)) / 2)
             ended = time.monotonic()
             durations.append((ended - began) * 1000)
+            still_before.append(round((began - last_commit) * 1000, 1) if last_commit is not None else None)
             deadline = ended + 3.0
             while time.monotonic() < deadline and not all(
                     any(o == target for _, o in obs.events[marks[name]:]) for name, obs in observers.items()):
@@ -927,6 +934,8 @@ class Bench:
                 else:
                     latencies[name].append((seen - ended) * 1000)
                     from_start[name].append((seen - began) * 1000)
+                if name == "orientd":
+                    last_commit = seen
             # Rest, for a random time as wide as the peer's 700 ms poll period, so
             # that the turns fall at a uniformly random phase of its timer.
             time.sleep(rng.uniform(0.4, 1.1))
@@ -934,7 +943,8 @@ class Bench:
                 "profile": "raised cosine, 0 deg (normal) <-> 90 deg (left-up), z = 0, alternating",
                 "latency": "end of the turn (after its last write) -> the client has the new orientation; "
                            "negative: seen before the turn ended",
-                "turn_duration_ms": spread(durations, 1)}
+                "turn_duration_ms": spread(durations, 1),
+                "orientd_still_before_ms": still_before}
         for name, values in latencies.items():
             step[name] = {"missed": missed[name], "n": len(values),
                           "median_ms": round(statistics.median(values), 1) if values else None,
@@ -1064,6 +1074,9 @@ def main():
     parser.add_argument("--cpu-window-s", type=float, default=20.0)
     parser.add_argument("--cpu-windows", type=int, default=3)
     parser.add_argument("--turns", type=int, default=40)
+    parser.add_argument("--orientd-config", default="",
+                        help="appended to orientd's configuration for the umockdev part, e.g. "
+                             "$'[sensor]\\nstill-interval = 250\\n' (to measure a setting against the defaults)")
     parser.add_argument("--memory-only", action="store_true",
                         help="only rss_kib_100_clients (and the peer's RSS): no classifier, fan-out, idle, CPU or "
                              "latency figures (those keys stay null)")
