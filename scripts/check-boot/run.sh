@@ -6,8 +6,9 @@
 # activation by name through monitor-sensor, the rotation lock surviving a
 # restart, reload with a good and a bad configuration, the watchdog over a
 # minute, and the seat under real logind (Tests/seat/check-logind-seat.sh, run
-# as a test user's session on seat0 comes and goes); it powers the container off. Exits 1 on any miss, 0 when every check
-# passed, and 0 with a SKIP line only where systemd-nspawn cannot boot here.
+# as a test user's session on seat0 comes and goes); it powers the container
+# off. Exits 1 on any miss, 0 when every check passed, and 0 with a SKIP line
+# only where systemd-nspawn cannot boot here.
 #
 #   scripts/check-boot/run.sh STAGED_TREE
 #
