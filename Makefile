@@ -100,8 +100,9 @@ test: check
 # DESTDIR=… PREFIX=/usr` in it, booted with systemd-nspawn; a oneshot unit inside
 # checks socket activation, notify readiness, D-Bus activation by name through
 # monitor-sensor, the lock across a restart, reload (good and bad config) and the
-# watchdog over a minute, then powers off. About 3 minutes (plus ~2 for the
-# first debootstrap); skipped with a message only where nspawn cannot boot.
+# watchdog over a minute, the seat under real logind (a test user's session on
+# seat0: Tests/seat/check-logind-seat.sh), then powers off. About 3 minutes
+# (plus ~2 for the first debootstrap); skipped with a message only where nspawn cannot boot.
 check-boot: DEBIAN_DEPS += debootstrap systemd-container
 check-boot: deps
 	rm -rf .build/check-boot/stage

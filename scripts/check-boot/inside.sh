@@ -113,5 +113,19 @@ else
     fail "no 'serving net.hadess.SensorProxy' line in the journal"
 fi
 
+# 7. The seat under real logind (the service's configuration names no
+# seat-users): a test user is refused lock and constrain without a session,
+# may lock and constrain once its logind session is the active one on seat0,
+# and is refused again after the session ends (orientd-seat-check is
+# Tests/seat/check-logind-seat.sh).
+seat_out=$(ORIENTD_SOCKET=/run/orientd/orientd.sock orientd-seat-check 2>&1)
+seat_status=$?
+seen=$(journalctl -u orientd.service -o cat --no-pager | grep -m 1 "the seat is")
+if [ "$seat_status" = 0 ] && [[ "$seen" == *"logind's active session on seat0"* ]]; then
+    pass "the seat under logind ($seen): $(echo "$seat_out" | tr '\n' '|')"
+else
+    fail "the seat under logind (exit $seat_status; orientd said '$seen'): $(echo "$seat_out" | tr '\n' '|')"
+fi
+
 journalctl -u orientd.service --no-pager -o short-monotonic >/boot-check.journal 2>&1
 if [ "$failed" = 0 ]; then echo "ALL PASSED" >>"$result"; else echo "SOME FAILED" >>"$result"; fi

@@ -4,9 +4,11 @@
 # minimal Debian 12 root, boots it with systemd-nspawn, and lets a oneshot unit
 # inside (inside.sh) check socket activation, Type=notify readiness, D-Bus
 # activation by name through monitor-sensor, the rotation lock surviving a
-# restart, reload with a good and a bad configuration, and the watchdog over a
-# minute; it powers the container off. Exits 1 on any miss, 0 when every check
-# passed, and 0 with a SKIP line only where systemd-nspawn cannot boot here.
+# restart, reload with a good and a bad configuration, the watchdog over a
+# minute, and the seat under real logind (Tests/seat/check-logind-seat.sh, run
+# as a test user's session on seat0 comes and goes); it powers the container
+# off. Exits 1 on any miss, 0 when every check passed, and 0 with a SKIP line
+# only where systemd-nspawn cannot boot here.
 #
 #   scripts/check-boot/run.sh STAGED_TREE
 #
@@ -23,8 +25,8 @@ suite=bookworm
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the root needs beyond minbase: systemd as PID 1, the system bus, and
 # iio-sensor-proxy for its monitor-sensor (the service itself is masked, as the
-# docs tell a user to).
-packages=systemd,systemd-sysv,dbus,iio-sensor-proxy
+# docs tell a user to), and pam_systemd so a login opens a logind session.
+packages=systemd,systemd-sysv,dbus,iio-sensor-proxy,libpam-systemd
 
 skip() {
     echo "check-boot: SKIP: $*"
@@ -56,6 +58,7 @@ tar -C "$staged" -c . | tar -C "$root" -x --keep-directory-symlink
 
 # The test unit, run once the system is up; it powers the machine off.
 install -m 0755 "$here/inside.sh" "$root/usr/local/sbin/orientd-boot-check"
+install -m 0755 "$repo/Tests/seat/check-logind-seat.sh" "$root/usr/local/sbin/orientd-seat-check"
 cat >"$root/etc/systemd/system/orientd-boot-check.service" <<'EOF'
 [Unit]
 Description=orientd boot checks (make check-boot)
