@@ -340,7 +340,7 @@ struct FirstRunTests {
         let workspace = try DaemonHarness.Workspace()
         chmod(workspace.path, 0o755)  // nobody reads the config in it
         let daemon = try DaemonHarness(
-            ["--socket", "/run/orientd-h16-test-\(getpid())/orientd.sock"], workspace: workspace, waitForSocket: false,
+            ["--socket", "/run/orientd-firstrun-test-\(getpid())/orientd.sock"], workspace: workspace, waitForSocket: false,
             launcher: Orientctl.asNobody)
         #expect(daemon.waitForExit(timeout: 10), "orientd kept running")
         #expect(daemon.exitStatus == 73, "\(daemon.exitStatus): \(daemon.stderr)")

@@ -190,5 +190,5 @@ class TempDirTest(unittest.TestCase):
     """A test with its own directory, removed afterwards (processes stopped first by the test)."""
 
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="orientd-h14-follow-")
+        self.dir = tempfile.mkdtemp(prefix="orientd-follow-")
         self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)

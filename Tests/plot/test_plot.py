@@ -10,7 +10,7 @@ TRACEGEN = os.path.join(ROOT, ".build", "debug", "tracegen")
 
 class PlotTests(unittest.TestCase):
     def test_a_recorded_trace_renders_to_a_png(self):
-        with tempfile.TemporaryDirectory(prefix="orientd-h10-plot-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="orientd-plot-") as tmp:
             svg, png = os.path.join(tmp, "plot.svg"), os.path.join(tmp, "plot.png")
             trace = os.path.join(ROOT, "traces", "recorded", "chromeos", "chromeos_verticalhinge_lid.trace")
             subprocess.run([TRACEGEN, "plot", trace, "-o", svg], check=True, timeout=120)
@@ -28,9 +28,9 @@ class PlotTests(unittest.TestCase):
             self.assertGreater(height, 600)
 
     def test_a_missing_trace_is_a_clear_error(self):
-        result = subprocess.run([TRACEGEN, "plot", "/nonexistent/h10.trace"], capture_output=True, text=True, timeout=60)
+        result = subprocess.run([TRACEGEN, "plot", "/nonexistent/missing.trace"], capture_output=True, text=True, timeout=60)
         self.assertEqual(result.returncode, 66)
-        self.assertIn("cannot open /nonexistent/h10.trace", result.stderr)
+        self.assertIn("cannot open /nonexistent/missing.trace", result.stderr)
 
     def test_a_malformed_trace_names_the_file_and_line(self):
         with tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False) as f:
