@@ -811,7 +811,9 @@ class Bench:
                 "orientd_vmrss_kib_10_claimers": rss, "peer_vmrss_kib_10_claimers": peer_rss,
                 "ratio_vs_peer": round(rss / peer_rss, 3) if peer_rss else None,
                 "orientd_rss_anon_file_shmem_kib": [status_kib(daemon.pid, f) for f in ("RssAnon", "RssFile", "RssShmem")],
-                "peer_rss_anon_file_shmem_kib": [status_kib(peer.pid, f) for f in ("RssAnon", "RssFile", "RssShmem")]}
+                "peer_rss_anon_file_shmem_kib": [status_kib(peer.pid, f) for f in ("RssAnon", "RssFile", "RssShmem")],
+                "orientd_rss_kib_by_mapping": rss_by_mapping(daemon.pid),
+                "peer_rss_kib_by_mapping": rss_by_mapping(peer.pid)}
             log(f"D-Bus RSS with 10 claimers: orientd {rss} KiB, peer {peer_rss} KiB")
         except Exception as error:
             self.fail(keys, f"{type(error).__name__}: {error}")

@@ -9,13 +9,19 @@ over it; a read fault maps 64 KiB of a file's cached pages, so the scattered
 code kept ~3 MiB of the binary resident. Linked in this order, the code that
 runs is contiguous (docs/architecture.md, Memory).
 
-How: the bench's device and session (bench.py: the fake accelerometer under
-umockdev, 100 subscribers, a `get`, the device turned to left-up and back,
-half the clients leaving, SIGTERM) with orientd under valgrind's callgrind;
+How: the bench's device and sessions (bench.py: the fake accelerometer under
+umockdev, its D-Bus side on a private system bus with 10 claimers, 100
+socket subscribers, a `get`, the device turned to left-up and back, half the
+clients leaving, SIGTERM) with orientd under valgrind's callgrind;
 every function of the orientd binary that callgrind saw, first-seen order,
-those the binary defines (nm). Needs valgrind. Rerun it after changes that
-move much code, and with a new toolchain: stale names cost nothing (lld
-ignores them), missing ones only memory.
+those the binary defines (nm). lld orders whole input sections, and the
+static Swift runtime keeps most of the standard library in one 1.6 MB `.text`
+section (Swift.o in libswiftCore.a): a function of such a section listed
+early would pull the whole section ahead of everything listed after it, so
+those functions go last, after every function that has a section of its own.
+Needs valgrind. Rerun it after changes that move much code, and with a new
+toolchain: stale names cost nothing (lld ignores them), missing ones only
+memory.
 """
 
 import os
@@ -63,6 +69,37 @@ def executed_functions(callgrind_out, binary_name):
     return order
 
 
+def shared_section_functions(threshold=64 * 1024):
+    """Functions the static Swift libraries define in a `.text` section of at
+    least `threshold` bytes shared with other functions (readelf on the
+    toolchain's libswift*.a)."""
+    swiftc = shutil.which("swiftc")
+    if swiftc is None:
+        return set()
+    static = Path(os.path.realpath(swiftc)).parent.parent / "lib" / "swift_static" / "linux"
+    names = set()
+    for archive in sorted(static.glob("libswift*.a")):
+        big, member = set(), None
+        sections = subprocess.run(["readelf", "-SW", str(archive)], capture_output=True, text=True, check=True).stdout
+        for line in sections.splitlines():
+            if line.startswith("File: "):
+                member = line
+            m = re.match(r"\s*\[\s*(\d+)\] \.text\s+PROGBITS\s+\S+\s+\S+\s+([0-9a-f]+)", line)
+            if m and int(m.group(2), 16) >= threshold:
+                big.add((member, m.group(1)))
+        if not big:
+            continue
+        symbols = subprocess.run(["readelf", "-sW", str(archive)], capture_output=True, text=True, check=True).stdout
+        for line in symbols.splitlines():
+            if line.startswith("File: "):
+                member = line
+                continue
+            parts = line.split()
+            if len(parts) >= 8 and parts[3] == "FUNC" and (member, parts[6]) in big:
+                names.add(parts[7])
+    return names
+
+
 def main():
     binary = Path(sys.argv[1] if len(sys.argv) > 1 else bench.REPO / ".build" / "release" / "orientd").resolve()
     out = Path(sys.argv[2] if len(sys.argv) > 2 else bench.REPO / "Sources" / "orientd" / "orientd.order")
@@ -87,7 +124,17 @@ def main():
         syspath = "/sys" + bench.DEVICE.read_text().split("\n", 1)[0][3:]
         env = dict(os.environ, UMOCKDEV_DIR=testbed.get_root_dir(), LC_ALL="C.UTF-8")
         env.pop("ORIENTD_SOCKET", None)
-        daemon = bench.Orientd(workdir / "daemon", env, "[orientation]\nnatural = portrait\n", "orientd")
+        (workdir / "bus").mkdir()
+        bus = bench.PrivateBus(workdir / "bus")
+        daemon = bench.Orientd(workdir / "daemon", dict(env, DBUS_SYSTEM_BUS_ADDRESS=bus.address),
+                               "[orientation]\nnatural = portrait\n[dbus]\nenable = true\npolkit = off\n", "orientd")
+        bench.wait_until(lambda: "serving net.hadess.SensorProxy" in daemon.log_text(), 60, "orientd to own the name")
+        watchers = []
+        for _ in range(10):
+            watcher = bench.PeerWatcher(bus.address)
+            watcher.start()
+            watchers.append(watcher)
+            watcher.ready.wait(60)
         clients = []
         for _ in range(100):
             client = bench.Client(daemon.socket)
@@ -100,20 +147,29 @@ def main():
             time.sleep(4)
         for client in clients[50:]:
             client.close()
+        for watcher in watchers[5:]:  # claimers leaving the bus: their claims are released
+            watcher.stop()
+            watcher.connection.close_sync(None)
         time.sleep(1)
         daemon.process.terminate()
         daemon.process.wait(timeout=60)
         for client in clients[:50]:
             client.close()
+        for watcher in watchers[:5]:
+            watcher.stop()
+        bus.stop()
         functions = executed_functions(profile, binary.name)
         defined = set()
         for line in subprocess.run(["nm", str(binary)], capture_output=True, text=True, check=True).stdout.splitlines():
             parts = line.split()
             if len(parts) == 3 and parts[1] in "tTwW":
                 defined.add(parts[2])
-        ordered = [f for f in functions if f in defined]
+        shared = shared_section_functions()
+        ordered = [f for f in functions if f in defined and f not in shared] + \
+                  [f for f in functions if f in defined and f in shared]
         out.write_text("".join(f + "\n" for f in ordered))
-        print(f"order.py: {len(ordered)} functions ({len(functions)} seen) -> {out}")
+        print(f"order.py: {len(ordered)} functions ({len(functions)} seen, "
+              f"{sum(f in shared for f in ordered)} in the runtime's shared sections, last) -> {out}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
