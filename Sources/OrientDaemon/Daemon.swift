@@ -2,38 +2,7 @@
 import Glibc
 #endif
 package import OrientSense
-package import OrientProtocol
-
-/// Everything the command line decides for a daemon run.
-package struct DaemonOptions: Sendable {
-    /// Where to listen; nil serves no socket (a batch replay).
-    package var socketPath: String?
-    /// When the socket cannot be set up, warn and go on without it (mock replays
-    /// on the default path) instead of exiting.
-    package var socketOptional = false
-    package var stateDirectory: String
-    package var mockTrace: Trace?
-    package var mockTracePath: String?
-    package var speed: MockReplay.Speed = .factor(1)
-    package var loop = false
-    package var exitAtEnd = false
-    package var print = false
-    /// The config file to reload on SIGHUP.
-    package var configPath: String?
-    /// The file is the default path, which may be absent (then the defaults apply).
-    package var configOptional = false
-    /// `--log-level` given on the command line (wins over the config).
-    package var logLevelOverride: LogLevel?
-    /// `--dbus`: serve net.hadess.SensorProxy whatever the config says.
-    package var dbus = false
-    /// `--replace`: take net.hadess.SensorProxy from its owner.
-    package var replaceBusName = false
-
-    package init(socketPath: String?, stateDirectory: String) {
-        self.socketPath = socketPath
-        self.stateDirectory = stateDirectory
-    }
-}
+import OrientProtocol
 
 /// The daemon: one event loop owning the engine, the socket server, the clients'
 /// constraints, the rotation lock and the sensor source (a trace replay, or the
@@ -61,6 +30,8 @@ package final class Daemon {
     /// The pid of the client that set the lock, when one did since the daemon started.
     var lockSetterPID: Int32?
     private var exitCode: Int32 = 0
+    /// The STATUS= line last sent to systemd.
+    var lastStatus = ""
     /// Who the seat is (root, logind's active session, `seat-users`).
     let seat: SeatOracle
     /// Every lock request's order, and the newest one applied.
@@ -187,49 +158,6 @@ package final class Daemon {
     }
 
     var state: StateMessage { engine.state }
-
-    // MARK: systemd
-
-    /// What `systemctl status` shows: the sensor and the number of subscribers.
-    private var statusLine: String {
-        let subscribers = server?.subscriberCount ?? 0
-        let sensorText: String
-        if let replay {
-            sensorText = "replaying \(options.mockTracePath ?? "a trace") (\(replay.trace.samples.count) samples)"
-        } else if let device = sensor?.device {
-            sensorText = "\(device.info.sysname) (\(device.info.name ?? "accelerometer")) \(sensor?.status.rawValue ?? "")"
-                + (sensor?.capture == HardwareSensor.Capture.none ? "" : ", \(sensor?.capture.rawValue ?? "")")
-        } else {
-            sensorText = "no accelerometer"
-        }
-        var line = "\(sensorText); \(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
-        if let sensorProxy {
-            let claimers = sensorProxy.service.claimers.count
-            line += "; \(claimers) D-Bus claimer\(claimers == 1 ? "" : "s")"
-        }
-        return line + "; \(state.orientation.rawValue)"
-    }
-
-    private var lastStatus = ""
-
-    /// Sends STATUS= when the line changed (never more than the changes themselves).
-    private func updateStatus() {
-        let line = statusLine
-        guard line != lastStatus else { return }
-        lastStatus = line
-        Systemd.notify("STATUS=\(line)")
-    }
-
-    /// Pings the watchdog from the event loop at half the interval systemd asked for,
-    /// so a wedged loop is restarted. Only when systemd enabled the watchdog.
-    private func startWatchdog() {
-        guard let interval = Systemd.watchdogIntervalMs() else { return }
-        func ping() {
-            Systemd.notify("WATCHDOG=1")
-            loop.schedule(atMs: MonotonicClock.nowMs() + interval / 2) { ping() }
-        }
-        ping()
-    }
 
     // MARK: Hardware sensor
 
