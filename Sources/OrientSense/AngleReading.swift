@@ -290,3 +290,14 @@ struct AngleReading {
         return theta
     }
 }
+
+/// Distance between two angles in degrees, in [0, 180].
+///
+/// The classifier's angles lie within [0, 540], so |a − b| < 720 and one
+/// subtraction of 360 gives exactly what `truncatingRemainder` (a libm `fmod`
+/// call) would; larger differences still take the remainder.
+func angularDistance(_ a: Double, _ b: Double) -> Double {
+    var d = abs(a - b)
+    if d >= 360 { d = d < 720 ? d - 360 : d.truncatingRemainder(dividingBy: 360) }
+    return d > 180 ? 360 - d : d
+}

@@ -5,30 +5,6 @@ import Darwin
 #endif
 public import OrientProtocol
 
-/// What the classifier published after a reading or a tick.
-public struct ClassifierEvent: Sendable, Equatable {
-    /// How a committed orientation was decided.
-    package enum Path: String, Sendable, Equatable {
-        /// The low-pass-filtered vector held a candidate for the settle time.
-        case settled
-        /// The raw vector came to rest at a new orientation (the fast path).
-        case steady
-    }
-
-    /// Time of the reading or tick, ms on the sensor clock.
-    package var tMs: Double
-    /// The published (physical) orientation; `undefined` only before the first commit.
-    package var orientation: Orientation
-    /// The published tilt.
-    package var tilt: Tilt
-    /// True when `orientation` changed at this step.
-    public var orientationChanged: Bool
-    /// True when `tilt` changed at this step.
-    package var tiltChanged: Bool
-    /// How the orientation was committed, when it changed.
-    package var path: Path?
-}
-
 /// The orientation classifier: a pure state machine fed timestamped readings
 /// (m/s², in the panel frame, after the mount matrix) and timer ticks.
 ///
@@ -36,12 +12,13 @@ public struct ClassifierEvent: Sendable, Equatable {
 /// magnitude gates, angular hysteresis, settle time, flat/swing/acceleration
 /// hold-offs) with three additions: raw-sample sanity and jolt gates; a
 /// steady path that commits once the raw vector has come to rest at a new
-/// orientation instead of waiting out the filter's lag; and a glance hold: the
-/// raw readings must have proposed the new orientation for `glanceHoldMs`, so
-/// a turn that comes straight back (a glance, a wobble) publishes nothing. With
-/// the z sign only assumed (`zSignKnown`), nothing that depends on it holds the
-/// orientation (docs/classifier.md, "The z sign"). It has no clock: the
-/// caller passes time in, arms a timer for `nextDeadline`, and calls `tick`.
+/// orientation instead of waiting out the filter's lag; and a glance hold
+/// (`GlanceHold`): the raw readings must have proposed the new orientation for
+/// `glanceHoldMs`, so a turn that comes straight back (a glance, a wobble)
+/// publishes nothing. With the z sign only assumed (`zSignKnown`), nothing that
+/// depends on it holds the orientation (docs/classifier.md, "The z sign"). It
+/// has no clock: the caller passes time in, arms a timer for `nextDeadline`,
+/// and calls `tick`.
 ///
 /// ```swift
 /// var classifier = Classifier(config: ClassifierConfig())
@@ -89,20 +66,8 @@ public struct Classifier: Sendable {
     private var pending: Orientation?
     private var pendingSince: Double = 0
 
-    // The glance hold: the raw readings' candidate and since when every raw
-    // reading has proposed it.
-    private var runCandidate: Orientation?
-    private var runSince: Double = 0
-    /// The latest orientation a raw reading proposed (readings with no
-    /// candidate do not count) and since when: the slow path, for noisy motion
-    /// whose raw readings come and go, needs no other proposal for the glance hold.
-    private var proposal: Orientation?
-    private var proposalSince: Double = 0
-    /// The time of the reading before the newest (−∞ after a re-initialisation), and that reading.
-    private var previousReadingTime = -Double.infinity
-    private var previousRaw: Vector3 = .zero
-    /// The glance hold that applies now: longer while the device is tilted far back.
-    private var runHoldMs: Double = 0
+    // The glance hold: the raw readings' runs of candidates.
+    private var glance = GlanceHold()
 
     // Steady path: the recent raw readings.
     private var steady = SteadyWindow()
@@ -142,8 +107,8 @@ public struct Classifier: Sendable {
     /// end of the latest hold-off, and the overhead latch.
     public var diagnostics: ClassifierDiagnostics {
         ClassifierDiagnostics(
-            rawCandidate: runCandidate, rawCandidateSince: runSince, filteredCandidate: pending,
-            holdUntil: holdUntil, overheadLatched: overheadLatched, glanceHoldMs: runHoldMs)
+            rawCandidate: glance.runCandidate, rawCandidateSince: glance.runSince, filteredCandidate: pending,
+            holdUntil: holdUntil, overheadLatched: overheadLatched, glanceHoldMs: glance.holdMs)
     }
 
     /// A classifier in the startup state.
@@ -173,11 +138,12 @@ public struct Classifier: Sendable {
         // On a periodic sensor the filtered path commits on readings only (a tick
         // must not stand in for readings that will come); on an on-change sensor a
         // tick re-feeds the held reading, so its deadline counts.
-        if config.onChange, let candidate = pending, candidate != orientation, proposal == candidate {
-            deadline = max(pendingSince + config.settleTimeMs, holdUntil, proposalSince + runHoldMs)
+        if config.onChange, let candidate = pending, candidate != orientation,
+            let proposed = glance.proposalHoldEnd(for: candidate) {
+            deadline = max(pendingSince + config.settleTimeMs, holdUntil, proposed)
         }
         if let candidate = steadyCandidate, candidate != orientation {
-            let held = runCandidate == candidate ? runSince + runHoldMs : lastTime
+            let held = glance.runHoldEnd(for: candidate) ?? lastTime
             let steadyAt = max(holdUntil, lastTime, held)
             deadline = min(deadline ?? steadyAt, steadyAt)
         }
@@ -239,8 +205,7 @@ public struct Classifier: Sendable {
             // First reading, a time reversal or a gap: start again from this reading.
             reinitialise(at: t, to: a)
         }
-        previousReadingTime = lastTime
-        previousRaw = lastRaw
+        glance.replacing(lastRaw, at: lastTime)
         lastTime = t
         lastRaw = a
         lastRawSquared = squared
@@ -290,8 +255,7 @@ public struct Classifier: Sendable {
 
     private mutating func clearTransientState() {
         pending = nil
-        runCandidate = nil
-        proposal = nil
+        glance.clear()
         steady.clear()
         steadyNow = false
         steadyCandidate = nil
@@ -322,7 +286,7 @@ public struct Classifier: Sendable {
                 holdUntil = max(holdUntil, t + config.holdAfterAccelMs)
             }
             let sinTilt = tiltSine(z: f.z, length: magnitude, zSign: config.zSign)
-            runHoldMs = limits.tiltedHold.isReached(byTiltOfSine: abs(sinTilt)) ? config.glanceHoldTiltedMs : config.glanceHoldMs
+            glance.holdMs = limits.tiltedHold.isReached(byTiltOfSine: abs(sinTilt)) ? config.glanceHoldTiltedMs : config.glanceHoldMs
             if !overheadLatched, !overheadExpired, flatSince == nil, sinTilt >= quietLower, sinTilt <= quietUpper {
                 // The usual reading: the tilt gates and the published tilt stay as they are.
                 tiltCandidate = .undefined
@@ -356,13 +320,8 @@ public struct Classifier: Sendable {
         // (the newest too) proposes the current orientation: no need to ask.
         if newReading {
             let k = usable ? (restConeHeld ? orientation : rawCandidate()) : nil
-            if k != runCandidate || !usable {
-                runCandidate = k
-                runSince = runStart(of: k, at: t)
-                if let k, k != proposal {
-                    proposal = k
-                    proposalSince = runSince
-                }
+            if glance.endsRun(proposing: k, usable: usable) {
+                glance.startRun(of: k, at: t, newest: lastRaw, applied: applied, config: config)
             }
         }
 
@@ -390,12 +349,12 @@ public struct Classifier: Sendable {
 
         var committed: ClassifierEvent.Path?
         if t >= holdUntil {
-            if let k = steadyCandidate, runCandidate == k, t - runSince >= runHoldMs - 1e-9 {
+            if let k = steadyCandidate, glance.runHolds(k, at: t) {
                 commit(k)
                 filter = steady.mean()  // the filter's lag is moot once the raw vector is at rest
                 committed = .steady
             } else if let k = pending, newReading, t - pendingSince >= config.settleTimeMs - 1e-9,
-                proposal == k, t - proposalSince >= runHoldMs - 1e-9 {
+                glance.proposalHolds(k, at: t) {
                 commit(k)
                 committed = .settled
             }
@@ -414,28 +373,6 @@ public struct Classifier: Sendable {
         let k = candidate(&angles, requireNear: nil)
         slowMemo.remember(k, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
         return k
-    }
-
-    /// When the raw readings began to propose `k`, the newest reading at `t`
-    /// being the first to: where the in-plane angle crossed the boundary
-    /// between the two readings when that is what changed (a turn away from the
-    /// applied orientation), else midway. Never more than one sampling period
-    /// back: a silent on-change sensor says nothing about when.
-    private func runStart(of k: Orientation?, at t: Double) -> Double {
-        let gap = min(t - previousReadingTime, 1000 / config.sampleRateHz)
-        guard gap.isFinite, gap > 0 else { return t }
-        var fraction = 0.5
-        if let k, let a = applied, let aTurns = a.quarterTurns, let kTurns = k.quarterTurns, (kTurns - aTurns) & 3 != 0 {
-            let centre = Double(aTurns) * 90
-            func distance(_ v: Vector3) -> Double {
-                var angles = AngleReading(v, magnitude: length(v), zSign: config.zSign)
-                return angularDistance(angles.theta, centre)
-            }
-            let leave = 45 + config.adjacentGapDeg / 2
-            let before = distance(previousRaw), now = distance(lastRaw)
-            if before < leave, now >= leave { fraction = (leave - before) / (now - before) }
-        }
-        return t - gap * (1 - fraction)
     }
 
     /// The candidate of the newest raw reading, decided afresh unless the memo
@@ -621,30 +558,4 @@ public struct Classifier: Sendable {
         if k == .bottomUp, !config.allowUpsideDown { return nil }
         return k
     }
-}
-
-/// Distance between two angles in degrees, in [0, 180].
-///
-/// The classifier's angles lie within [0, 540], so |a − b| < 720 and one
-/// subtraction of 360 gives exactly what `truncatingRemainder` (a libm `fmod`
-/// call) would; larger differences still take the remainder.
-func angularDistance(_ a: Double, _ b: Double) -> Double {
-    var d = abs(a - b)
-    if d >= 360 { d = d < 720 ? d - 360 : d.truncatingRemainder(dividingBy: 360) }
-    return d > 180 ? 360 - d : d
-}
-
-/// A snapshot of the classifier's inner state, for plots (`Classifier.diagnostics`).
-public struct ClassifierDiagnostics: Sendable, Equatable {
-    /// The orientation every raw reading has proposed since `rawCandidateSince`, or nil.
-    public var rawCandidate: Orientation?
-    public var rawCandidateSince: Double
-    /// The filtered (slow) path's pending candidate, or nil.
-    public var filteredCandidate: Orientation?
-    /// No commit before this time (acceleration, flat and swing hold-offs).
-    public var holdUntil: Double
-    /// The overhead latch.
-    public var overheadLatched: Bool
-    /// The glance hold that applies now, ms.
-    public var glanceHoldMs: Double
 }
