@@ -112,6 +112,7 @@ def main():
     from gi.repository import UMockdev
 
     workdir = Path(tempfile.mkdtemp(prefix="orientd-order-"))
+    bus, watchers = None, []
     try:
         profile = workdir / "callgrind.out"
         wrapper = workdir / "orientd"
@@ -129,12 +130,13 @@ def main():
         daemon = bench.Orientd(workdir / "daemon", dict(env, DBUS_SYSTEM_BUS_ADDRESS=bus.address),
                                "[orientation]\nnatural = portrait\n[dbus]\nenable = true\npolkit = off\n", "orientd")
         bench.wait_until(lambda: "serving net.hadess.SensorProxy" in daemon.log_text(), 60, "orientd to own the name")
-        watchers = []
         for _ in range(10):
             watcher = bench.PeerWatcher(bus.address)
             watcher.start()
             watchers.append(watcher)
             watcher.ready.wait(60)
+            if watcher.error is not None:
+                raise RuntimeError(f"ClaimAccelerometer failed: {watcher.error}")
         clients = []
         for _ in range(100):
             client = bench.Client(daemon.socket)
@@ -155,9 +157,6 @@ def main():
         daemon.process.wait(timeout=60)
         for client in clients[:50]:
             client.close()
-        for watcher in watchers[:5]:
-            watcher.stop()
-        bus.stop()
         functions = executed_functions(profile, binary.name)
         defined = set()
         for line in subprocess.run(["nm", str(binary)], capture_output=True, text=True, check=True).stdout.splitlines():
@@ -171,6 +170,10 @@ def main():
         print(f"order.py: {len(ordered)} functions ({len(functions)} seen, "
               f"{sum(f in shared for f in ordered)} in the runtime's shared sections, last) -> {out}")
     finally:
+        for watcher in watchers:
+            watcher.stop()
+        if bus is not None:
+            bus.stop()
         shutil.rmtree(workdir, ignore_errors=True)
 
 
