@@ -236,6 +236,12 @@ def rss_by_mapping(pid, top=12):
     return result
 
 
+def memory_breakdown(pid, who):
+    """`who`'s RssAnon/RssFile/RssShmem and its RSS per mapping, as details keys."""
+    return {f"{who}_rss_anon_file_shmem_kib": [status_kib(pid, f) for f in ("RssAnon", "RssFile", "RssShmem")],
+            f"{who}_rss_kib_by_mapping": rss_by_mapping(pid)}
+
+
 def linked_swift_modules(binary):
     """Which of the Swift modules docs/architecture.md (Memory) keeps out of
     orientd are in `binary` anyway: their mangled names, or the shared
@@ -718,10 +724,8 @@ class Bench:
             rss = status_kib(daemon.pid, "VmRSS")
             self.results["rss_kib_100_clients"] = rss
             memory = {"orientd_vmrss_kib_100_subscribers": rss, "orientd_vmhwm_kib": status_kib(daemon.pid, "VmHWM"),
-                      "orientd_rss_anon_file_shmem_kib": [status_kib(daemon.pid, f)
-                                                          for f in ("RssAnon", "RssFile", "RssShmem")],
+                      **memory_breakdown(daemon.pid, "orientd"),
                       "orientd_threads": threads(daemon.pid), "orientd_swift_stdlib": swift_stdlib(daemon.pid),
-                      "orientd_rss_kib_by_mapping": rss_by_mapping(daemon.pid),
                       "orientd_libraries": mapped_libraries(daemon.pid),
                       "orientd_links_swift_modules_kept_out": linked_swift_modules(ORIENTD),
                       "note": "VmRSS counts the file-backed pages of the binary and its libraries that are mapped, "
@@ -729,10 +733,8 @@ class Bench:
             if peer is not None and peer.process.poll() is None:
                 memory["peer_vmrss_kib_1_claimant"] = status_kib(peer.pid, "VmRSS")
                 memory["peer_vmhwm_kib"] = status_kib(peer.pid, "VmHWM")
-                memory["peer_rss_anon_file_shmem_kib"] = [status_kib(peer.pid, f)
-                                                          for f in ("RssAnon", "RssFile", "RssShmem")]
+                memory.update(memory_breakdown(peer.pid, "peer"))
                 memory["peer_threads"] = threads(peer.pid)
-                memory["peer_rss_kib_by_mapping"] = rss_by_mapping(peer.pid)
             self.details["memory"] = memory
             log(f"RSS: orientd {rss} KiB with 100 subscribers; peer {memory.get('peer_vmrss_kib_1_claimant')} KiB")
         except Exception as error:
@@ -810,10 +812,7 @@ class Bench:
             self.details["dbus"]["memory"] = {
                 "orientd_vmrss_kib_10_claimers": rss, "peer_vmrss_kib_10_claimers": peer_rss,
                 "ratio_vs_peer": round(rss / peer_rss, 3) if peer_rss else None,
-                "orientd_rss_anon_file_shmem_kib": [status_kib(daemon.pid, f) for f in ("RssAnon", "RssFile", "RssShmem")],
-                "peer_rss_anon_file_shmem_kib": [status_kib(peer.pid, f) for f in ("RssAnon", "RssFile", "RssShmem")],
-                "orientd_rss_kib_by_mapping": rss_by_mapping(daemon.pid),
-                "peer_rss_kib_by_mapping": rss_by_mapping(peer.pid)}
+                **memory_breakdown(daemon.pid, "orientd"), **memory_breakdown(peer.pid, "peer")}
             log(f"D-Bus RSS with 10 claimers: orientd {rss} KiB, peer {peer_rss} KiB")
         except Exception as error:
             self.fail(keys, f"{type(error).__name__}: {error}")
