@@ -325,9 +325,9 @@ final class SensorProxyBus {
         default:
             guard sd_bus_message_new_method_return(call, &message) >= 0, let message else { return }
             switch reply {
-            case .value(let value): appendVariant(message, value)
-            case .all(let properties): appendDictionary(message, properties.map { SensorProxyService.Change($0.0, $0.1) })
-            case .xml(let text): appendString(message, text)
+            case .value(let value): BusMessage.appendVariant(message, value)
+            case .all(let properties): BusMessage.appendDictionary(message, properties.map { SensorProxyService.Change($0.0, $0.1) })
+            case .xml(let text): BusMessage.appendString(message, text)
             case .empty, .error: break
             }
         }
@@ -344,8 +344,8 @@ final class SensorProxyBus {
         else { return }
         defer { sd_bus_message_unref(message) }
         sd_bus_message_set_destination(message, destination)
-        appendString(message, SensorProxyService.interface)
-        appendDictionary(message, changes)
+        BusMessage.appendString(message, SensorProxyService.interface)
+        BusMessage.appendDictionary(message, changes)
         sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s")
         sd_bus_message_close_container(message)
         sd_bus_send(bus, message, nil)
@@ -378,7 +378,7 @@ final class SensorProxyBus {
             let message
         else { return }
         defer { sd_bus_message_unref(message) }
-        appendString(message, sender)
+        BusMessage.appendString(message, sender)
         let pending = Unmanaged.passRetained(Pending(owner: self, token: 0, sender: sender))
         let r = sd_bus_call_async(bus, nil, message, { reply, userdata, _ in
             guard let userdata else { return 0 }
@@ -418,15 +418,15 @@ final class SensorProxyBus {
         defer { sd_bus_message_unref(message) }
         // subject (sa{sv}): a system bus name.
         sd_bus_message_open_container(message, CChar(UInt8(ascii: "r")), "sa{sv}")
-        appendString(message, "system-bus-name")
-        appendDictionary(message, [SensorProxyService.Change("name", .string(sender))])
+        BusMessage.appendString(message, "system-bus-name")
+        BusMessage.appendDictionary(message, [SensorProxyService.Change("name", .string(sender))])
         sd_bus_message_close_container(message)
-        appendString(message, SensorProxyService.claimAction)
+        BusMessage.appendString(message, SensorProxyService.claimAction)
         sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{ss}")
         sd_bus_message_close_container(message)
         var flags: UInt32 = 0  // no user interaction, as iio-sensor-proxy
         sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &flags)
-        appendString(message, "")
+        BusMessage.appendString(message, "")
         let pending = Unmanaged.passRetained(Pending(owner: self, token: token, sender: sender))
         let r = sd_bus_call_async(bus, nil, message, { reply, userdata, _ in
             guard let userdata else { return 0 }
@@ -459,40 +459,6 @@ final class SensorProxyBus {
         let read = sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "r")), "bba{ss}") > 0
             && sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "b")), &authorised) > 0
         perform(service.authorised(token: token, allowed: read && authorised != 0, detail: read ? nil : "polkit's answer was malformed"))
-    }
-
-    // MARK: Message building
-
-    private func appendString(_ message: OpaquePointer, _ text: String) {
-        text.withCString { _ = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
-    }
-
-    private func appendVariant(_ message: OpaquePointer, _ value: SensorProxyService.Value) {
-        switch value {
-        case .bool(let flag):
-            var b: Int32 = flag ? 1 : 0
-            sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "b")
-            sd_bus_message_append_basic(message, CChar(UInt8(ascii: "b")), &b)
-        case .string(let text):
-            sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "s")
-            appendString(message, text)
-        case .double(let number):
-            var d = number
-            sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "d")
-            sd_bus_message_append_basic(message, CChar(UInt8(ascii: "d")), &d)
-        }
-        sd_bus_message_close_container(message)
-    }
-
-    private func appendDictionary(_ message: OpaquePointer, _ entries: [SensorProxyService.Change]) {
-        sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}")
-        for entry in entries {
-            sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv")
-            appendString(message, entry.name)
-            appendVariant(message, entry.value)
-            sd_bus_message_close_container(message)
-        }
-        sd_bus_message_close_container(message)
     }
 
     private func errorText(_ code: Int32) -> String { String(cString: strerror(-code)) }
