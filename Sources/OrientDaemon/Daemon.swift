@@ -10,7 +10,7 @@ import OrientProtocol
 package final class Daemon {
     let options: DaemonOptions
     private(set) var config: DaemonConfig
-    private(set) var log: Log
+    let log: Log
     let loop: EventLoop
     private(set) var server: SocketServer?
     /// The D-Bus side (net.hadess.SensorProxy), when enabled.
@@ -407,7 +407,7 @@ package final class Daemon {
             return engine.setPolicy(natural: newNatural, defaultAllowed: defaultAllowed, atMs: now)
         }
         applyConstraints()
-        sensor?.reconfigure(new, log: log)
+        sensor?.reconfigure(new)
         sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
         if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")

@@ -37,7 +37,7 @@ package final class HardwareSensor {
     package var onChange: () -> Void = {}
 
     private let loop: EventLoop
-    private var log: Log
+    private let log: Log
     private let udev: Udev
     private var config: DaemonConfig
     private var calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
@@ -117,9 +117,8 @@ package final class HardwareSensor {
     }
 
     /// A new configuration (SIGHUP): re-reads the mount matrix and re-chooses.
-    package func reconfigure(_ config: DaemonConfig, log: Log) {
+    package func reconfigure(_ config: DaemonConfig) {
         self.config = config
-        self.log = log
         zSign = ZSign.decide(setting: config.zSign, driverName: device?.info.name)
         rateHz = max(10, config.classifier.sampleRateHz)
         samplingPolicy = HardwareSensor.policy(config, rateHz: rateHz)

@@ -72,7 +72,12 @@ final class SensorProxyBus {
         self.loop = loop
         self.log = log
         self.settings = settings
-        service = SensorProxyService(authorise: settings.polkit != .off, reading: reading, limits: settings.limits)
+        service = SensorProxyBus.freshService(settings, reading: reading)
+    }
+
+    /// The interface with no claims, under `settings`, showing `reading`.
+    private static func freshService(_ settings: Settings, reading: SensorProxyService.Reading) -> SensorProxyService {
+        SensorProxyService(authorise: settings.polkit != .off, reading: reading, limits: settings.limits)
     }
 
     var wantsSensor: Bool { service.wantsSensor }
@@ -159,7 +164,7 @@ final class SensorProxyBus {
         nameAnswered = false
         // Every claim ended with the connection: the claimers' own connections
         // cannot reach a daemon that is no longer on the bus.
-        service = SensorProxyService(authorise: settings.polkit != .off, reading: service.reading, limits: settings.limits)
+        service = SensorProxyBus.freshService(settings, reading: service.reading)
         onDemandChange?()
     }
 

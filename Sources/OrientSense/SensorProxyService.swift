@@ -194,8 +194,7 @@ public struct SensorProxyService: Sendable {
             authorising[token] = nil
             actions.append(.reply(token: token, .error(name: DBusError.accessDenied, message: "Not Authorized: the caller left the bus")))
         }
-        if claimers.remove(sender) != nil { actions.append(.unwatch(sender: sender)) }
-        return actions
+        return actions + release(sender)
     }
 
     // MARK: Readings
@@ -209,9 +208,9 @@ public struct SensorProxyService: Sendable {
             if !hasAccelerometer {
                 orientation = .undefined
                 tilt = .undefined
+                // Held claims were waiting for a sensor that is gone: answered now.
+                actions += answerWaiting()
             }
-            // Held claims were waiting for a sensor that is gone: answered now.
-            if !hasAccelerometer { actions += answerWaiting() }
             var changes = [Change("HasAccelerometer", .bool(hasAccelerometer))]
             if readingIsFresh, !claimers.isEmpty {
                 orientation = new.orientation
