@@ -422,6 +422,3 @@ extension Daemon {
         return " (not running as root: give --socket a path in a directory you can write, e.g. --socket /tmp/orientd.sock)"
     }
 }
-
-/// The daemon's version, as reported in `hello` and `--version`.
-package let orientdVersion = "0.2.0"

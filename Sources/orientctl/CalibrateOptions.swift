@@ -1,3 +1,5 @@
+import OrientCalibration
+
 /// `orientctl calibrate`'s options, validated.
 struct CalibrateOptions: Equatable {
     /// No prompts: poses from `traces`, the entry written only with `write`.
@@ -5,7 +7,7 @@ struct CalibrateOptions: Equatable {
     /// Write the entry to `hwdbFile` without asking.
     var write = false
     /// The local hwdb file (`/etc/udev/hwdb.d/61-sensor-local.hwdb`).
-    var hwdbFile = "/etc/udev/hwdb.d/61-sensor-local.hwdb"
+    var hwdbFile = CalibrationReport.localHwdbPath
     /// How long each pose must be held still, seconds.
     var restSeconds = 1.0
     /// The match key to write under, instead of the one the wizard derives.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import OrientProtocol
 import Dispatch
 import Synchronization
 
@@ -71,7 +72,7 @@ enum CommandRunner {
     }
 
     private static func runBlocking(_ argv: [String], environment extra: [String: String], timeout: Double) -> CommandResult {
-        let start = MonotonicClock.milliseconds()
+        let start = Int(MonotonicClock.nowMs())
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         guard closeOnExecPipe(&outPipe) else { return CommandResult(status: 126, spawnError: errno) }
@@ -130,7 +131,7 @@ enum CommandRunner {
                 var status: Int32 = 0
                 if waitpid(pid, &status, WNOHANG) == pid { exitStatus = ChildProcess.exitCode(waitStatus: status) }
             }
-            let now = MonotonicClock.milliseconds()
+            let now = Int(MonotonicClock.nowMs())
             if now >= deadline && exitStatus == nil {
                 kill(-pid, SIGKILL)
                 result.timedOut = true
@@ -172,7 +173,7 @@ enum CommandRunner {
         result.status = exitStatus ?? 128 + SIGKILL
         result.output = String(decoding: out, as: UTF8.self)
         result.errorOutput = String(decoding: err, as: UTF8.self)
-        result.milliseconds = MonotonicClock.milliseconds() - start
+        result.milliseconds = Int(MonotonicClock.nowMs()) - start
         return result
     }
 
@@ -199,13 +200,4 @@ func environmentVariables() -> [String: String] {
         index += 1
     }
     return variables
-}
-
-/// Milliseconds on CLOCK_MONOTONIC.
-enum MonotonicClock {
-    static func milliseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int(now.tv_sec) * 1000 + Int(now.tv_nsec) / 1_000_000
-    }
 }

@@ -1,8 +1,6 @@
 import OrientClient
 import OrientProtocol
 
-/// orientctl's version: the release of orientd it comes with.
-let orientctlVersion = "0.2.0"
 
 /// Exit codes (sysexits.h) and how client errors map onto them.
 enum ExitStatus {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import OrientClient
+import OrientProtocol
 
 // orientctl: parses the command line and hands over to one command.
 
@@ -11,7 +12,7 @@ case .help(let command):
     Output.write(command.map(Help.command) ?? Help.tool, to: 1)
     status = ExitStatus.success
 case .version:
-    Output.write("orientctl \(orientctlVersion)\n", to: 1)
+    Output.write("orientctl \(orientdVersion)\n", to: 1)
     status = ExitStatus.success
 case .usageError(let message, let command):
     Output.error(message)

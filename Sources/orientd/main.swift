@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import OrientDaemon
+import OrientProtocol
 import OrientSense
 
 func fail(_ message: String, code: Int32) -> Never {
