@@ -35,7 +35,7 @@ package struct Matrix3: Sendable, Equatable, CustomStringConvertible {
             Vector3(r0.z, r1.z, r2.z))
     }
 
-    package var determinant: Double { dot(r0, cross3(r1, r2)) }
+    package var determinant: Double { dot(r0, cross(r1, r2)) }
 
     /// The sum of the diagonal.
     package var trace: Double { r0.x + r1.y + r2.z }
@@ -57,10 +57,10 @@ package struct Matrix3: Sendable, Equatable, CustomStringConvertible {
     /// The inverse, or nil when the matrix is (nearly) singular.
     package var inverse: Matrix3? {
         let det = determinant
-        let scale = norm(r0) * norm(r1) * norm(r2)
+        let scale = length(r0) * length(r1) * length(r2)
         guard det.isFinite, scale > 0, abs(det) > 1e-9 * scale else { return nil }
         // Rows of the inverse are the columns of the adjugate: cross products of rows, over det.
-        let c0 = cross3(r1, r2), c1 = cross3(r2, r0), c2 = cross3(r0, r1)
+        let c0 = cross(r1, r2), c1 = cross(r2, r0), c2 = cross(r0, r1)
         return Matrix3(c0 / det, c1 / det, c2 / det).transposed
     }
 
@@ -75,7 +75,7 @@ package struct Matrix3: Sendable, Equatable, CustomStringConvertible {
             guard let inverse = x.inverse else { return nil }
             let next = Matrix3((x.r0 + inverse.transposed.r0) / 2, (x.r1 + inverse.transposed.r1) / 2,
                 (x.r2 + inverse.transposed.r2) / 2)
-            let change = norm(next.r0 - x.r0) + norm(next.r1 - x.r1) + norm(next.r2 - x.r2)
+            let change = length(next.r0 - x.r0) + length(next.r1 - x.r1) + length(next.r2 - x.r2)
             x = next
             if change < 1e-13 { break }
         }
@@ -118,35 +118,19 @@ package struct Matrix3: Sendable, Equatable, CustomStringConvertible {
     /// The mount-matrix text form, `x1, y1, z1; x2, y2, z2; x3, y3, z3`, numbers
     /// in their shortest form (`1`, `-0.5`, `0.8660`).
     package var description: String {
-        rows.map { row in [row.x, row.y, row.z].map(shortNumber).joined(separator: ", ") }.joined(separator: "; ")
+        rows.map { row in [row.x, row.y, row.z].map(formatNumber).joined(separator: ", ") }.joined(separator: "; ")
     }
 }
 
 func dot(_ a: Vector3, _ b: Vector3) -> Double { (a * b).sum() }
 
-func norm(_ v: Vector3) -> Double { dot(v, v).squareRoot() }
-
-func cross3(_ a: Vector3, _ b: Vector3) -> Vector3 {
-    Vector3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
-}
-
 /// The angle between two non-zero vectors, in degrees.
 func angleDegrees(_ a: Vector3, _ b: Vector3) -> Double {
-    let lengths = norm(a) * norm(b)
+    let lengths = length(a) * length(b)
     guard lengths > 0 else { return 180 }
     return acosDegrees(dot(a, b) / lengths)
 }
 
 func acosDegrees(_ cosine: Double) -> Double {
     acos(min(1, max(-1, cosine))) * 180 / .pi
-}
-
-/// A number the short way: `0`, `1`, `-1`, `0.5`, `0.8660`; never `-0`.
-func shortNumber(_ value: Double) -> String {
-    if value == 0 { return "0" }
-    if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
-    var text = String(value)
-    if text.contains("e") { return text }
-    while text.hasSuffix("0") { text.removeLast() }
-    return text
 }

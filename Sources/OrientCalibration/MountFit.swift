@@ -62,7 +62,7 @@ package struct MountFit: Sendable, Equatable {
                 }
             }
         }
-        let unit = { (v: Vector3) in v / norm(v) }
+        let unit = { (v: Vector3) in v / length(v) }
         let measured = Matrix3(unit(leftUp), -unit(upright), unit(faceUp))
         guard let rotation = measured.nearestOrthogonal else { throw .degenerate }
         let mirrored = rotation.determinant < 0

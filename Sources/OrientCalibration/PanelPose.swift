@@ -25,7 +25,7 @@ package struct PanelPose: Sendable, Equatable, CustomStringConvertible {
 
     /// The pose of a resting reading `v` (m/s², panel frame, face up +z).
     package init(panel v: Vector3) {
-        let length = norm(v)
+        let length = length(v)
         let sine = length > 0 ? min(1, max(-1, v.z / length)) : 0
         tiltDegrees = asin(sine) * 180 / .pi
         let magnitude = abs(tiltDegrees)

@@ -62,7 +62,7 @@ package struct PoseSet: Sendable, Equatable {
                 starts: merged.map(\.startMs))
         }
         for (pose, rest) in zip(CalibrationPose.allCases, merged) {
-            let magnitude = norm(rest.mean)
+            let magnitude = length(rest.mean)
             guard abs(magnitude - detector.gravity) <= detector.gravityTolerance else {
                 throw CalibrationSequenceProblem(
                     restsFound: 3, restMs: detector.minimumDurationMs, starts: merged.map(\.startMs),

@@ -44,7 +44,7 @@ package struct RestDetector: Sendable {
     /// - Throws: `PoseProblem`: too few readings, the device moved, the
     ///   readings are too noisy, or the resting magnitude is not about g.
     package func rest(in samples: [Sample]) throws(PoseProblem) -> Rest {
-        let finite = samples.filter { $0.vector.x.isFinite && $0.vector.y.isFinite && $0.vector.z.isFinite && norm($0.vector) > 0 }
+        let finite = samples.filter { $0.vector.x.isFinite && $0.vector.y.isFinite && $0.vector.z.isFinite && length($0.vector) > 0 }
         let span = (finite.last?.tMs ?? 0) - (finite.first?.tMs ?? 0)
         guard finite.count >= minimumSamples, span >= minimumDurationMs else {
             throw .tooShort(samples: finite.count, durationMs: span, neededMs: minimumDurationMs)
@@ -54,7 +54,7 @@ package struct RestDetector: Sendable {
         guard let best = qualifying.max(by: { $0.durationMs < $1.durationMs }) else {
             throw diagnose(finite)
         }
-        let magnitude = norm(best.mean)
+        let magnitude = length(best.mean)
         guard abs(magnitude - gravity) <= gravityTolerance else {
             throw .notGravity(magnitude: magnitude, expected: gravity)
         }
@@ -90,7 +90,7 @@ package struct RestDetector: Sendable {
             let v = sample.vector
             if !members.isEmpty {
                 let mean = sum / Double(members.count)
-                let fits = angleDegrees(v, mean) <= maximumAngle && abs(norm(v) - norm(mean)) <= magnitudeTolerance
+                let fits = angleDegrees(v, mean) <= maximumAngle && abs(length(v) - length(mean)) <= magnitudeTolerance
                 if !fits {
                     close(until: index)
                     start = index
@@ -152,5 +152,5 @@ package struct Rest: Sendable, Equatable {
 
     package var durationMs: Double { endMs - startMs }
     /// The mean reading as a unit vector.
-    package var direction: Vector3 { mean / norm(mean) }
+    package var direction: Vector3 { mean / length(mean) }
 }

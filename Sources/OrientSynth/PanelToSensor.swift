@@ -26,9 +26,9 @@ struct PanelToSensor: Sendable {
             kind = .transpose(r0, r1, r2)
         } else {
             // Inverse by the adjugate: the columns of M⁻¹ are the cross products of rows.
-            let c0 = cross3(r1, r2)
-            let c1 = cross3(r2, r0)
-            let c2 = cross3(r0, r1)
+            let c0 = cross(r1, r2)
+            let c1 = cross(r2, r0)
+            let c2 = cross(r0, r1)
             let det = (r0 * c0).sum()
             if det == 0 || !det.isFinite {
                 kind = .identity  // validated matrices are never singular; be safe anyway
@@ -53,8 +53,4 @@ struct PanelToSensor: Sendable {
             return s * (pLength / sLength)
         }
     }
-}
-
-private func cross3(_ a: Vector3, _ b: Vector3) -> Vector3 {
-    Vector3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
