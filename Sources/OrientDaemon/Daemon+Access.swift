@@ -20,8 +20,7 @@ extension Daemon {
     /// Whether `client` may make a request `policy` guards; when not, sends
     /// `not-permitted` naming the policy and where to change it.
     func permits(_ policy: AccessPolicy, key: String, what: String, _ client: ClientConnection, _ seq: Int64?) -> Bool {
-        let principal = seat.principal(of: client.uid)
-        guard !policy.permits(principal) else { return true }
+        guard !seat.permits(policy, uid: client.uid) else { return true }
         let who: String
         switch policy {
         case .off: who = "\(what) is off (\(key) = off)"
@@ -37,7 +36,7 @@ extension Daemon {
         let principal = seat.principal(of: client.uid)
         let policy = config.lockPermission
         let owner = lockOwner
-        if policy.permits(principal, uid: client.uid ?? UInt32.max, lockOwner: owner, ownerHoldsSeat: seat.isSeat(uid: owner)) {
+        if policy.permits(principal, uid: client.uid ?? UInt32.max, lockOwner: owner, ownerHoldsSeat: policy == .sameUser && seat.isSeat(uid: owner)) {
             return true
         }
         let who: String
@@ -110,8 +109,11 @@ extension Daemon {
     func applyConstraints() {
         let policy = config.constrainPermission
         var masks: [OrientationMask] = []
+        var permitted: [UInt32?: Bool] = [:]  // one answer per uid, not per client
         for client in server?.connections ?? [] where !client.appliedMasks.isEmpty {
-            if policy == .anyone || policy.permits(seat.principal(of: client.uid)) { masks += client.appliedMasks }
+            let permits = permitted[client.uid] ?? seat.permits(policy, uid: client.uid)
+            permitted[client.uid] = permits
+            if permits { masks += client.appliedMasks }
         }
         let now = sensorNow
         mutateEngine { $0.setConstraints(masks, atMs: now) }

@@ -80,6 +80,12 @@ package final class SeatOracle {
         Principal(uid: uid, isSeat: isSeat(uid: uid))
     }
 
+    /// Whether a client running as `uid` may make a request `policy` guards;
+    /// logind is asked only when the policy turns on the seat.
+    package func permits(_ policy: AccessPolicy, uid: UInt32?) -> Bool {
+        policy.permits(Principal(uid: uid, isSeat: policy == .seat && isSeat(uid: uid)))
+    }
+
     /// Whether logind is running: systemd booted the system and seat0 exists.
     package var logindRunning: Bool {
         sd_booted() > 0 && access("/run/systemd/seats/\(Self.seatName)", F_OK) == 0
