@@ -331,7 +331,7 @@ final class SensorProxyBus {
             guard sd_bus_message_new_method_return(call, &message) >= 0, let message else { return }
             switch reply {
             case .value(let value): BusMessage.appendVariant(message, value)
-            case .all(let properties): BusMessage.appendDictionary(message, properties.map { SensorProxyService.Change($0.0, $0.1) })
+            case .all(let properties): BusMessage.appendDictionary(message, properties)
             case .xml(let text): BusMessage.appendString(message, text)
             case .empty, .error: break
             }

@@ -46,22 +46,10 @@ extension SensorProxyService {
         /// `Properties.Get`: one variant.
         case value(Value)
         /// `Properties.GetAll`: a{sv} in interface order.
-        case all([(String, Value)])
+        case all([Change])
         /// `Introspectable.Introspect`: the XML.
         case xml(String)
         case error(name: String, message: String)
-
-        /// Equal when the same reply would go out.
-        public static func == (a: Reply, b: Reply) -> Bool {
-            switch (a, b) {
-            case (.empty, .empty): return true
-            case (.value(let x), .value(let y)): return x == y
-            case (.all(let x), .all(let y)): return x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
-            case (.xml(let x), .xml(let y)): return x == y
-            case (.error(let n1, let m1), .error(let n2, let m2)): return n1 == n2 && m1 == m2
-            default: return false
-            }
-        }
     }
 
     /// What the glue must do, in order.
@@ -76,20 +64,10 @@ extension SensorProxyService {
         case unwatch(sender: String)
         /// A PropertiesChanged signal on `path` for `interface`, sent to `destination` only.
         case signal(destination: String, changes: [Change])
-
-        /// Equal when the same action would be taken.
-        public static func == (a: Action, b: Action) -> Bool {
-            switch (a, b) {
-            case (.reply(let t1, let r1), .reply(let t2, let r2)): return t1 == t2 && r1 == r2
-            case (.authorise(let t1, let s1), .authorise(let t2, let s2)): return t1 == t2 && s1 == s2
-            case (.watch(let x), .watch(let y)), (.unwatch(let x), .unwatch(let y)): return x == y
-            case (.signal(let d1, let c1), .signal(let d2, let c2)): return d1 == d2 && c1 == c2
-            default: return false
-            }
-        }
     }
 
-    /// One changed property.
+    /// A property and its value: one change in a PropertiesChanged signal, one
+    /// entry of a GetAll reply.
     public struct Change: Sendable, Equatable {
         /// The property name.
         public var name: String

@@ -260,21 +260,21 @@ public struct SensorProxyService: Sendable {
     // MARK: Properties
 
     /// Every property of `interface`, in iio-sensor-proxy's order.
-    public func properties(of interface: String) -> [(String, Value)]? {
+    public func properties(of interface: String) -> [Change]? {
         switch interface {
         case Self.interface:
             return [
-                ("HasAccelerometer", .bool(hasAccelerometer)),
-                ("AccelerometerOrientation", .string(orientation.rawValue)),
-                ("AccelerometerTilt", .string(tilt.rawValue)),
-                ("HasAmbientLight", .bool(false)),
-                ("LightLevelUnit", .string("vendor")),
-                ("LightLevel", .double(0)),
-                ("HasProximity", .bool(false)),
-                ("ProximityNear", .bool(false)),
+                Change("HasAccelerometer", .bool(hasAccelerometer)),
+                Change("AccelerometerOrientation", .string(orientation.rawValue)),
+                Change("AccelerometerTilt", .string(tilt.rawValue)),
+                Change("HasAmbientLight", .bool(false)),
+                Change("LightLevelUnit", .string("vendor")),
+                Change("LightLevel", .double(0)),
+                Change("HasProximity", .bool(false)),
+                Change("ProximityNear", .bool(false)),
             ]
         case Self.compassInterface:
-            return [("HasCompass", .bool(false)), ("CompassHeading", .double(0))]
+            return [Change("HasCompass", .bool(false)), Change("CompassHeading", .double(0))]
         default:
             return nil
         }
@@ -288,7 +288,7 @@ public struct SensorProxyService: Sendable {
         case "Get":
             guard call.signature == "ss", call.strings.count == 2 else { return badArguments(call, expected: "ss") }
             guard call.strings[0] == own, let all = properties(of: own) else { return noInterface(call.strings[0]) }
-            guard let value = all.first(where: { $0.0 == call.strings[1] })?.1 else {
+            guard let value = all.first(where: { $0.name == call.strings[1] })?.value else {
                 return .error(name: DBusError.invalidArgs, message: "No such property '\(call.strings[1])'")
             }
             return .value(value)

@@ -109,7 +109,7 @@ struct SensorProxyServiceTests {
             Issue.record("no GetAll answer")
             return
         }
-        #expect(all.map(\.0) == ["HasAccelerometer", "AccelerometerOrientation", "AccelerometerTilt", "HasAmbientLight",
+        #expect(all.map(\.name) == ["HasAccelerometer", "AccelerometerOrientation", "AccelerometerTilt", "HasAmbientLight",
                                  "LightLevelUnit", "LightLevel", "HasProximity", "ProximityNear"])
         for (member, signature, expected) in [
             ("Set", "ssv", DBusError.propertyReadOnly), ("Get", "s", DBusError.invalidArgs), ("Frob", "", DBusError.unknownMethod),

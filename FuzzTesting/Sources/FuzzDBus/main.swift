@@ -156,7 +156,7 @@ private struct Model {
             fuzzCheck(name.hasPrefix("org.freedesktop.DBus.Error.") && !message.isEmpty, "error \(name): '\(message)'")
         case .all(let properties):
             fuzzCheck(call.member == "GetAll" && (properties.count == 8 || properties.count == 2), "GetAll gave \(properties.count) properties")
-            for (name, value) in properties { checkType(name, value) }
+            for change in properties { checkType(change.name, change.value) }
         case .value(let value):
             fuzzCheck(call.member == "Get" && call.strings.count == 2, "a value for \(call.member)")
             if call.strings.count == 2 { checkType(call.strings[1], value) }
