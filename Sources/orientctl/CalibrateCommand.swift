@@ -234,14 +234,8 @@ enum CalibrateCommand {
     /// The IIO device's `label`, read where the wizard runs (the daemon's status
     /// does not carry it); nil when absent or empty.
     static func readLabel(syspath: String) -> String? {
-        let fd = open(syspath + "/label", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return nil }
-        let text = String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: " \n\t\0")
-        return text.isEmpty ? nil : text
+        guard let text = readSmallFile(syspath + "/label")?.trimmingCharacters(in: " \n\t\0"), !text.isEmpty else { return nil }
+        return text
     }
 
     static func directoryOf(_ path: String) -> String {
