@@ -25,6 +25,7 @@ Run: /usr/bin/python3 -m unittest discover -s Tests/docs -v
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -81,9 +82,8 @@ class Block:
             else:
                 merged.append([command, expected, status])
         for entry in merged:
-            if entry[1] is not None:
-                while entry[1] and not entry[1][-1].strip():
-                    entry[1].pop()
+            while entry[1] and not entry[1][-1].strip():
+                entry[1].pop()
         return merged
 
 
@@ -124,16 +124,21 @@ def matches(expected, actual):
     return re.fullmatch(pattern, actual) is not None
 
 
-def run_block(block, work):
-    """Runs the block's commands in one shell; returns [(command, stdout, stderr, status)]."""
-    commands = block.commands()
+def is_background(command):
+    """Whether the command line runs in the background (ends with `&`, not `&&`)."""
+    text = command.rstrip()
+    return text.endswith("&") and not text.endswith("&&")
+
+
+def run_block(commands, work):
+    """Runs a block's commands in one shell; returns [(command, stdout, stderr, status)]."""
     out = Path(work) / "out"
     out.mkdir()
-    script = ["set -u", f"cd {shell_quote(str(REPO))}", "trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null' EXIT"]
+    script = ["set -u", f"cd {shlex.quote(str(REPO))}", "trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null' EXIT"]
     for number, (command, _, _) in enumerate(commands):
         text = command.replace("/tmp/", f"{work}/tmp/")
         files = f">{out}/{number}.out 2>{out}/{number}.err"
-        if text.rstrip().endswith("&") and not text.rstrip().endswith("&&"):
+        if is_background(text):
             script.append(f"{text.rstrip()[:-1]} {files} &")
             socket = re.search(r"--socket[ =](\S+)", text)
             if socket:
@@ -162,23 +167,20 @@ def run_block(block, work):
     return results
 
 
-def shell_quote(text):
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
 def check_block(block):
     """None when the block runs as shown; otherwise what differs."""
     if not block.session:
         return "  it is not a session (no `$ ` lines), so it is not run; write each command as `$ command` followed by what it prints"
-    for command, _, _ in block.commands():
+    commands = block.commands()
+    for command, _, _ in commands:
         if command.lstrip().startswith("sudo"):
             return f"  $ {command}\n  needs root, so it is not run"
     work = tempfile.mkdtemp(prefix="orientd-docs-")
     try:
-        results = run_block(block, work)
+        results = run_block(commands, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    for (command, expected, status), (_, stdout, stderr, actual) in zip(block.commands(), results):
+    for (command, expected, status), (_, stdout, stderr, actual) in zip(commands, results):
         shown = f"  $ {command}\n"
         if actual is None:
             return shown + f"  did not finish within {BLOCK_TIMEOUT_S} s (or an earlier command of the block hung)"
@@ -186,8 +188,7 @@ def check_block(block):
         if actual != status:
             return (shown + f"  exited {actual}, the block says {status}\n"
                     + "  stderr: " + (stderr.strip()[-600:] or "(empty)"))
-        background = command.rstrip().endswith("&") and not command.rstrip().endswith("&&")
-        if expected is not None and not background and not (len(expected) == len(lines) and all(map(matches, expected, lines))):
+        if not is_background(command) and not (len(expected) == len(lines) and all(map(matches, expected, lines))):
             return (shown + "  shows:\n" + "".join(f"    {line}\n" for line in expected)
                     + "  prints:\n" + "".join(f"    {line}\n" for line in lines)
                     + ("  stderr: " + stderr.strip()[-600:] + "\n" if stderr.strip() else ""))

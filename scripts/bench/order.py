@@ -164,8 +164,7 @@ def main():
             if len(parts) == 3 and parts[1] in "tTwW":
                 defined.add(parts[2])
         shared = shared_section_functions()
-        ordered = [f for f in functions if f in defined and f not in shared] + \
-                  [f for f in functions if f in defined and f in shared]
+        ordered = sorted((f for f in functions if f in defined), key=lambda f: f in shared)  # stable: first-seen order within each
         out.write_text("".join(f + "\n" for f in ordered))
         print(f"order.py: {len(ordered)} functions ({len(functions)} seen, "
               f"{sum(f in shared for f in ordered)} in the runtime's shared sections, last) -> {out}")
