@@ -4,14 +4,19 @@
 extension DaemonStatus {
     /// The `status` reply as one line, without the newline, at most `limit`
     /// bytes: constraints are left out from the end until it fits
-    /// (`constraints_total` still counts them all).
+    /// (`constraints_total` still counts them all). The line grows with each
+    /// constraint shown, so the most that fit are found by bisection: a few
+    /// encodings however many constraints there are.
     public func json(seq: Int64?, limit: Int = 4096) -> String {
-        var shown = constraints
-        while true {
-            let line = encoded(seq: seq, constraints: shown)
-            if line.utf8.count <= limit || shown.isEmpty { return line }
-            shown.removeLast()
+        func line(showing count: Int) -> String { encoded(seq: seq, constraints: Array(constraints.prefix(count))) }
+        let all = line(showing: constraints.count)
+        if all.utf8.count <= limit { return all }
+        var fits = 0, tooMany = constraints.count  // line(fits) fits or fits == 0; line(tooMany) does not
+        while tooMany - fits > 1 {
+            let middle = (fits + tooMany) / 2
+            if line(showing: middle).utf8.count <= limit { fits = middle } else { tooMany = middle }
         }
+        return line(showing: fits)
     }
 
     /// The members of the reply after `type` and `seq`, as a JSON object.

@@ -57,6 +57,9 @@ struct DaemonStatusTests {
         let decoded = try DaemonStatus(jsonLine: Array(line.utf8))
         #expect(decoded.constraintCount == 200 && !decoded.constraints.isEmpty && decoded.constraints.count < 200)
         #expect(decoded.constraints == Array(status.constraints.prefix(decoded.constraints.count)))
+        var oneMore = status
+        oneMore.constraints = Array(status.constraints.prefix(decoded.constraints.count + 1))
+        #expect(oneMore.json(seq: Int64.max, limit: .max).utf8.count > 4096, "as many constraints as fit are shown")
         #expect((decoded.configFile?.utf8.count ?? 0) <= DaemonStatus.maxTextBytes, "long paths are clipped")
     }
 
