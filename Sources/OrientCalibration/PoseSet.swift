@@ -41,9 +41,7 @@ package struct PoseSet: Sendable, Equatable {
     package init(sequence samples: [Sample], detector: RestDetector, sameDegrees: Double = 20)
         throws(CalibrationSequenceProblem)
     {
-        let rests = detector.runs(in: samples).filter {
-            $0.count >= detector.minimumSamples && $0.durationMs >= detector.minimumDurationMs
-        }
+        let rests = detector.runs(in: samples).filter(detector.qualifies)
         var merged: [Rest] = []
         for rest in rests {
             if let last = merged.last, angleDegrees(last.mean, rest.mean) <= sameDegrees {
@@ -62,11 +60,11 @@ package struct PoseSet: Sendable, Equatable {
                 starts: merged.map(\.startMs))
         }
         for (pose, rest) in zip(CalibrationPose.allCases, merged) {
-            let magnitude = length(rest.mean)
-            guard abs(magnitude - detector.gravity) <= detector.gravityTolerance else {
+            do {
+                try detector.checkGravity(rest)
+            } catch {
                 throw CalibrationSequenceProblem(
-                    restsFound: 3, restMs: detector.minimumDurationMs, starts: merged.map(\.startMs),
-                    pose: .pose(pose, .notGravity(magnitude: magnitude, expected: detector.gravity)))
+                    restsFound: 3, restMs: detector.minimumDurationMs, starts: merged.map(\.startMs), pose: .pose(pose, error))
             }
         }
         self.init(upright: merged[0], leftUp: merged[1], faceUp: merged[2])

@@ -50,15 +50,25 @@ package struct RestDetector: Sendable {
             throw .tooShort(samples: finite.count, durationMs: span, neededMs: minimumDurationMs)
         }
         let runs = self.runs(in: finite)
-        let qualifying = runs.filter { $0.count >= minimumSamples && $0.durationMs >= minimumDurationMs }
-        guard let best = qualifying.max(by: { $0.durationMs < $1.durationMs }) else {
+        guard let best = runs.filter(qualifies).max(by: { $0.durationMs < $1.durationMs }) else {
             throw diagnose(finite)
         }
-        let magnitude = length(best.mean)
+        try checkGravity(best)
+        return best
+    }
+
+    /// Whether `run` is long enough to be a rest: `minimumSamples` readings
+    /// over `minimumDurationMs`.
+    package func qualifies(_ run: Rest) -> Bool {
+        run.count >= minimumSamples && run.durationMs >= minimumDurationMs
+    }
+
+    /// Throws `notGravity` unless `rest`'s magnitude is g within `gravityTolerance`.
+    package func checkGravity(_ rest: Rest) throws(PoseProblem) {
+        let magnitude = length(rest.mean)
         guard abs(magnitude - gravity) <= gravityTolerance else {
             throw .notGravity(magnitude: magnitude, expected: gravity)
         }
-        return best
     }
 
     /// Whether the last `minimumDurationMs` of `samples` are a rest: what a live
@@ -66,8 +76,7 @@ package struct RestDetector: Sendable {
     package func trailingRest(in samples: [Sample]) -> Rest? {
         guard let last = samples.last else { return nil }
         let recent = samples.filter { $0.tMs >= last.tMs - minimumDurationMs * 1.5 }
-        guard let run = runs(in: recent).last, run.count >= minimumSamples, run.durationMs >= minimumDurationMs,
-            run.endMs == last.tMs
+        guard let run = runs(in: recent).last, qualifies(run), run.endMs == last.tMs
         else { return nil }
         return run
     }
