@@ -17,8 +17,7 @@ extension Daemon {
     /// The natural geometry in use and why: the config pins it, or the internal
     /// panel's mode decided, or nothing was found and portrait is the default.
     var naturalDecision: DaemonStatus.Decision<NaturalGeometry> {
-        if case .fixed = config.natural { return DaemonStatus.Decision(natural, reason: "config") }
-        return DaemonStatus.Decision(natural, reason: PanelGeometry.probe() == nil ? "default" : "drm")
+        DaemonStatus.Decision(natural, reason: naturalReason)
     }
 
     /// The mount matrix in use and where it came from.

@@ -20,6 +20,8 @@ package final class Daemon {
     let stateDirectory: StateDirectory
     private let output = LineWriter(fd: 1)
     private(set) var natural: NaturalGeometry
+    /// Why `natural` is what it is (`status`): `config`, `drm` or `default`.
+    private(set) var naturalReason: String
 
     private(set) var engine: OrientationEngine
     private(set) var replay: MockReplay?
@@ -62,7 +64,7 @@ package final class Daemon {
         loop = try EventLoop()
         stateDirectory = StateDirectory(path: options.stateDirectory)
         seat = SeatOracle(users: config.seatUsers)
-        natural = config.natural.resolved(detected: PanelGeometry.probe())
+        (natural, naturalReason) = PanelGeometry.natural(config.natural)
         let stored = stateDirectory.loadLockRecord(warn: log.warning)
         lockOwner = stored?.owner
         var classifier = config.classifier
@@ -393,8 +395,8 @@ package final class Daemon {
         server?.limits = serverLimits
         seat.reconfigure(new.seatUsers)
         logSeat()
-        let newNatural = new.natural.resolved(detected: PanelGeometry.probe())
-        natural = newNatural
+        (natural, naturalReason) = PanelGeometry.natural(new.natural)
+        let newNatural = natural
         let classifier =
             if let replay { replay.classifierConfig(replay.zSign(new.zSign).applied(to: new.classifier)) }
             else { ZSign.decide(setting: new.zSign, driverName: sensor?.device?.info.name).applied(to: new.classifier) }

@@ -7,6 +7,15 @@ package import OrientProtocol
 /// Finds the natural geometry of the internal panel from DRM sysfs: the first
 /// mode of a connected eDP, DSI or LVDS connector, landscape when wider than tall.
 package enum PanelGeometry {
+    /// The natural geometry `setting` gives on this machine, and why: `config`
+    /// when it pins one, else the internal panel's (`drm`), else portrait
+    /// (`default`). The panel is probed only when the setting asks for it.
+    static func natural(_ setting: NaturalGeometrySetting) -> (NaturalGeometry, reason: String) {
+        if case .fixed = setting { return (setting.resolved(detected: nil), "config") }
+        let detected = probe()
+        return (setting.resolved(detected: detected), detected == nil ? "default" : "drm")
+    }
+
     /// The geometry from `sysfsRoot`/class/drm, or nil if no internal panel is found.
     package static func probe(sysfsRoot: String = "/sys") -> NaturalGeometry? {
         let base = sysfsRoot + "/class/drm"
