@@ -226,14 +226,14 @@ private struct Parser {
         case .zSign:
             if value == "auto" {
                 config.zSign = .auto
-                config.classifier = ZSign(sign: 1, known: false, source: "").applied(to: config.classifier)
-                break
+            } else {
+                guard let x = DecimalNumber.parse(buf[s..<e]), x == 1 || x == -1 else {
+                    throw fail("z-sign must be auto, 1 (lying face up reads +z) or -1; found \(found(s, e))")
+                }
+                config.zSign = .fixed(x)
             }
-            guard let x = DecimalNumber.parse(buf[s..<e]), x == 1 || x == -1 else {
-                throw fail("z-sign must be auto, 1 (lying face up reads +z) or -1; found \(found(s, e))")
-            }
-            config.zSign = .fixed(x)
-            config.classifier = ZSign(sign: x, known: true, source: "").applied(to: config.classifier)
+            // Until a device's driver is known (the daemon decides again then).
+            config.classifier = ZSign.decide(setting: config.zSign, driverName: nil).applied(to: config.classifier)
         case .maskList:
             config.defaultAllowed = try maskNames(key, s, e)
         case .device:

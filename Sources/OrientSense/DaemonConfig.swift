@@ -21,7 +21,7 @@ public struct DaemonConfig: Sendable, Equatable {
 
     /// Every classifier parameter (`[classifier]`). `onChange` is not a config key:
     /// it comes from the sensor; `zSign` and `zSignKnown` follow `zSign` below.
-    public var classifier = ZSign(sign: 1, known: false, source: "").applied(to: ClassifierConfig())
+    public var classifier = ZSign.decide(setting: .auto, driverName: nil).applied(to: ClassifierConfig())
     /// `z-sign`: `auto` (the daemon decides per device, `ZSign.decide`) or fixed.
     public var zSign: ZSignSetting = .auto
 
