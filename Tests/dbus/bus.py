@@ -15,7 +15,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "umockdev"))
 
-from harness import REPO, DaemonTestCase, Orientd, wait_until  # noqa: E402
+from harness import REPO, DaemonTestCase, wait_until  # noqa: E402
 
 from gi.repository import Gio, GLib  # noqa: E402
 
@@ -166,7 +166,7 @@ class SensorProxyTestCase(DaemonTestCase):
     def start_proxy(self, *extra_args, config=None):
         (Path(self.workdir) / "orientd.conf").write_text(
             "[orientation]\nnatural = portrait\n[dbus]\nenable = true\n" + (config if config is not None else self.dbus_config))
-        self.daemon = Orientd(self.workdir, self.environment(), extra_args)
+        self.start_daemon(*extra_args)
         self.daemon.wait_for_log(r"D-Bus: (serving|net.hadess.SensorProxy is owned)")
         return self.daemon
 
@@ -175,10 +175,14 @@ class SensorProxyTestCase(DaemonTestCase):
         self.bus_clients.append(client)
         return client
 
-    def run_client(self, args, timeout=10):
+    def client_environment(self):
+        """The environment of a bus client: the private bus, without umockdev's preload."""
         env = self.environment()
         env.pop("LD_PRELOAD", None)
-        return subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
+        return env
+
+    def run_client(self, args, timeout=10):
+        return subprocess.run(args, env=self.client_environment(), capture_output=True, text=True, timeout=timeout)
 
     def claimers(self):
         """The claimer count the daemon last logged (0 before any claim)."""

@@ -22,8 +22,7 @@ class MonitorSensorTests(SensorProxyTestCase):
         """iio-sensor-proxy's monitor-sensor sees "Has accelerometer" and every turn"""
         device = self.sysfs.add(HID)
         self.start_proxy()
-        env = self.environment()
-        env.pop("LD_PRELOAD", None)
+        env = self.client_environment()
         monitor = subprocess.Popen(["monitor-sensor"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.addCleanup(lambda: (monitor.kill(), monitor.wait()))
         lines = []
@@ -231,8 +230,7 @@ class PolkitTests(SensorProxyTestCase):
     dbus_config = "polkit = auto\n"
 
     def start_polkit(self, allowed):
-        env = self.environment()
-        env.pop("LD_PRELOAD", None)
+        env = self.client_environment()
         polkit = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template", "polkitd", "--system"], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.addCleanup(lambda: (polkit.terminate(), polkit.wait()))

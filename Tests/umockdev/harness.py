@@ -421,8 +421,12 @@ class DaemonTestCase(unittest.TestCase):
         if crashed:
             self.fail(crashed)
 
+    def environment(self):
+        """The environment orientd and the tools run with here (a suite may add to it)."""
+        return self.sysfs.environment()
+
     def start_daemon(self, *extra_args):
-        self.daemon = Orientd(self.workdir, self.sysfs.environment(), extra_args)
+        self.daemon = Orientd(self.workdir, self.environment(), extra_args)
         return self.daemon
 
     def connect(self):
@@ -457,4 +461,4 @@ class DaemonTestCase(unittest.TestCase):
 
     def run_tool(self, args, timeout=10):
         """Runs orientctl or orientd (a second one) in the testbed's environment."""
-        return subprocess.run(args, env=self.sysfs.environment(), capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(args, env=self.environment(), capture_output=True, text=True, timeout=timeout)
