@@ -420,6 +420,20 @@ class PrivateBus:
         self.process.wait()
 
 
+def fake_device():
+    """A new umockdev testbed holding the bench's fake accelerometer (DEVICE):
+    (testbed, the device's /sys path, the environment of a daemon reading it)."""
+    import gi
+    gi.require_version("UMockdev", "1.0")
+    from gi.repository import UMockdev
+    text = DEVICE.read_text()
+    testbed = UMockdev.Testbed.new()
+    testbed.add_from_string(text)
+    env = dict(os.environ, UMOCKDEV_DIR=testbed.get_root_dir(), LC_ALL="C.UTF-8")
+    env.pop("ORIENTD_SOCKET", None)
+    return testbed, "/sys" + text.split("\n", 1)[0][3:], env
+
+
 class PeerWatcher(threading.Thread):
     """A claimant of iio-sensor-proxy's accelerometer on its own GLib main
     context and thread: records (monotonic time, orientation) for every
@@ -471,6 +485,17 @@ class PeerWatcher(threading.Thread):
     def stop(self):
         if self.loop is not None:
             self.loop.quit()
+
+    @classmethod
+    def claim(cls, address, what="the daemon", timeout=10):
+        """A started watcher whose ClaimAccelerometer on `address` was answered
+        (RuntimeError naming `what` when the claim failed)."""
+        watcher = cls(address)
+        watcher.start()
+        watcher.ready.wait(timeout)
+        if watcher.error is not None:
+            raise RuntimeError(f"ClaimAccelerometer on {what} failed: {watcher.error}")
+        return watcher
 
 
 class Peer:
@@ -659,12 +684,7 @@ class Bench:
         except (ImportError, ValueError) as error:
             return self.fail(umockdev_keys, f"no umockdev Python bindings ({error}): apt-get install umockdev "
                                             "gir1.2-umockdev-1.0 python3-gi, run with /usr/bin/python3")
-        from gi.repository import UMockdev
-        testbed = UMockdev.Testbed.new()
-        testbed.add_from_string(DEVICE.read_text())
-        syspath = "/sys" + DEVICE.read_text().split("\n", 1)[0][3:]
-        env = dict(os.environ, UMOCKDEV_DIR=testbed.get_root_dir(), LC_ALL="C.UTF-8")
-        env.pop("ORIENTD_SOCKET", None)
+        testbed, syspath, env = fake_device()
         self.details["device"] = f"{DEVICE.name} (hid-sensor-hub accel_3d, polled, IIO_SENSOR_PROXY_TYPE=iio-poll-accel)"
 
         bus = peer = daemon = watcher = peer_watcher = None
@@ -765,14 +785,7 @@ class Bench:
         binary = find_peer()
         if binary is None:
             return self.fail(keys, "iio-sensor-proxy is not installed (Debian: apt-get install iio-sensor-proxy)")
-        import gi
-        gi.require_version("UMockdev", "1.0")
-        from gi.repository import UMockdev
-        testbed = UMockdev.Testbed.new()
-        testbed.add_from_string(DEVICE.read_text())
-        syspath = "/sys" + DEVICE.read_text().split("\n", 1)[0][3:]
-        env = dict(os.environ, UMOCKDEV_DIR=testbed.get_root_dir(), LC_ALL="C.UTF-8")
-        env.pop("ORIENTD_SOCKET", None)
+        testbed, syspath, env = fake_device()
         buses, watchers = [], []
         daemon = peer = None
         try:
@@ -789,13 +802,8 @@ class Bench:
                                     "each, permissive policy; orientd [dbus] polkit = off (Debian's peer asks no polkit)"}
 
             def claimant(address, what):
-                watcher = PeerWatcher(address)
-                watcher.start()
-                watchers.append(watcher)
-                watcher.ready.wait(10)
-                if watcher.error is not None:
-                    raise RuntimeError(f"ClaimAccelerometer on {what} failed: {watcher.error}")
-                return watcher
+                watchers.append(PeerWatcher.claim(address, what))
+                return watchers[-1]
 
             watcher, peer_watcher = claimant(ours.address, "orientd"), claimant(theirs.address, "the peer")
             wait_until(lambda: watcher.current == "normal" and peer_watcher.current == "normal", 5,

@@ -105,14 +105,8 @@ def peer_one(trace):
     """One real-time replay to the peer under this process's umockdev testbed; prints JSON."""
     sys.path.insert(0, str(HERE))
     import bench
-    import gi
-    gi.require_version("UMockdev", "1.0")
-    from gi.repository import UMockdev
     _, samples = read_trace(trace)
-    testbed = UMockdev.Testbed.new()
-    text = bench.DEVICE.read_text()
-    testbed.add_from_string(text)
-    syspath = "/sys" + text.split("\n", 1)[0][3:]
+    testbed, syspath, env = bench.fake_device()
     root = testbed.get_root_dir()
     device_dir = os.path.join(root, syspath.lstrip("/"))
     scratch = os.path.join(root, "broad-scratch")
@@ -129,18 +123,13 @@ def peer_one(trace):
         for axis, value in zip("xyz", sample[1:]):
             set_attribute(f"in_accel_{axis}_raw", round(value / scale))
 
-    env = dict(os.environ, UMOCKDEV_DIR=root, LC_ALL="C.UTF-8")
     workdir = tempfile.mkdtemp(prefix="orientd-broad-peer-")
     bus = peer = watcher = None
     try:
         write(samples[0])
         bus = bench.PrivateBus(workdir)
         peer = bench.Peer(bench.find_peer(), env, bus.address, workdir)
-        watcher = bench.PeerWatcher(bus.address)
-        watcher.start()
-        watcher.ready.wait(10)
-        if watcher.error is not None:
-            raise RuntimeError(f"ClaimAccelerometer failed: {watcher.error}")
+        watcher = bench.PeerWatcher.claim(bus.address, "the peer")
         started = time.monotonic()
         t0 = samples[0][0]
         for index, sample in enumerate(samples):

@@ -107,9 +107,6 @@ def main():
         sys.exit("order.py: valgrind is missing (Debian: apt-get install valgrind)")
     if "umockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
         sys.exit("order.py: run it under umockdev-wrapper")
-    import gi
-    gi.require_version("UMockdev", "1.0")
-    from gi.repository import UMockdev
 
     workdir = Path(tempfile.mkdtemp(prefix="orientd-order-"))
     bus, watchers = None, []
@@ -120,23 +117,14 @@ def main():
                            f"{binary} \"$@\"\n")
         wrapper.chmod(0o755)
         bench.ORIENTD = wrapper
-        testbed = UMockdev.Testbed.new()
-        testbed.add_from_string(bench.DEVICE.read_text())
-        syspath = "/sys" + bench.DEVICE.read_text().split("\n", 1)[0][3:]
-        env = dict(os.environ, UMOCKDEV_DIR=testbed.get_root_dir(), LC_ALL="C.UTF-8")
-        env.pop("ORIENTD_SOCKET", None)
+        testbed, syspath, env = bench.fake_device()
         (workdir / "bus").mkdir()
         bus = bench.PrivateBus(workdir / "bus")
         daemon = bench.Orientd(workdir / "daemon", dict(env, DBUS_SYSTEM_BUS_ADDRESS=bus.address),
                                "[orientation]\nnatural = portrait\n[dbus]\nenable = true\npolkit = off\n", "orientd")
         bench.wait_until(lambda: "serving net.hadess.SensorProxy" in daemon.log_text(), 60, "orientd to own the name")
         for _ in range(10):
-            watcher = bench.PeerWatcher(bus.address)
-            watcher.start()
-            watchers.append(watcher)
-            watcher.ready.wait(60)
-            if watcher.error is not None:
-                raise RuntimeError(f"ClaimAccelerometer failed: {watcher.error}")
+            watchers.append(bench.PeerWatcher.claim(bus.address, "orientd under valgrind", timeout=60))
         clients = []
         for _ in range(100):
             client = bench.Client(daemon.socket)
