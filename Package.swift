@@ -16,6 +16,7 @@ var package = Package(
         .library(name: "OrientClient", targets: ["OrientClient"]),
         .library(name: "OrientProtocol", targets: ["OrientProtocol"]),
         .library(name: "OrientSense", targets: ["OrientSense"]),
+        .library(name: "OrientSensors", targets: ["OrientSensors"]),
     ],
     targets: [
         // libiio's and libudev's headers (Debian: libiio-dev, libudev-dev).
@@ -37,10 +38,13 @@ var package = Package(
         .target(name: "OrientProtocol"),
         // The pure core: no C, no I/O, no clocks.
         .target(name: "OrientSense", dependencies: ["OrientProtocol"]),
+        // The sensors beside the accelerometer as pure rules: sensor kinds, light
+        // channels and units, proximity hysteresis, the compass heading. No C, no I/O.
+        .target(name: "OrientSensors", dependencies: ["OrientProtocol"]),
         // Synthetic trajectories (seeded noise, linear acceleration, tilt) for tests and traces/.
         .target(name: "OrientSynth", dependencies: ["OrientSense", "OrientProtocol"]),
         // The daemon's I/O: mock replay, (later) sensors, event loop, socket server.
-        .target(name: "OrientDaemon", dependencies: ["OrientSense", "OrientProtocol", "CIIO", "CLinux", "CSystemd"]),
+        .target(name: "OrientDaemon", dependencies: ["OrientSense", "OrientSensors", "OrientProtocol", "CIIO", "CLinux", "CSystemd"]),
         .executableTarget(
             name: "orientd",
             dependencies: ["OrientDaemon", "OrientSense", "OrientProtocol"],
@@ -84,6 +88,7 @@ var package = Package(
         // OrientSynth for its seeded generator only.
         .testTarget(name: "OrientProtocolTests", dependencies: ["OrientProtocol", "OrientSynth"]),
         .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientProtocol", "OrientSynth"]),
+        .testTarget(name: "OrientSensorsTests", dependencies: ["OrientSensors", "OrientProtocol"]),
         .testTarget(name: "OrientCalibrationTests", dependencies: ["OrientCalibration", "OrientProtocol"]),
         .testTarget(
             name: "OrientdIntegrationTests",
