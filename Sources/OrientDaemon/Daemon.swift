@@ -2,6 +2,7 @@
 import Glibc
 #endif
 package import OrientSense
+import OrientSensors
 import OrientProtocol
 
 /// The daemon: one event loop owning the engine, the socket server, the clients'
@@ -45,6 +46,8 @@ package final class Daemon {
 
     // The hardware path (no --mock).
     private(set) var sensor: HardwareSensor?
+    /// Every hardware sensor (the accelerometer is `sensor`).
+    private(set) var hub: SensorHub?
     private var deadlineTimer: EventLoop.TimerID?
     /// `get` requests waiting for a fresh reading from an idle sensor.
     var pendingGets: [(client: ClientConnection, seq: Int64?)] = []
@@ -164,16 +167,25 @@ package final class Daemon {
     // MARK: Hardware sensor
 
     private func startHardware() {
+        let hub: SensorHub
         do {
-            sensor = try HardwareSensor(loop: loop, log: log, config: config)
+            hub = try SensorHub(loop: loop, log: log, config: config)
         } catch {
             log.warning("libudev unavailable (\(error)); publishing sensor \"absent\"")
             return
         }
-        guard let sensor else { return }
-        sensor.onSample = { [unowned self] sample in self.hardwareSample(sample) }
-        sensor.onChange = { [unowned self] in self.hardwareChanged() }
-        sensor.start()
+        self.hub = hub
+        sensor = hub.accelerometer
+        hub.accelerometer.onSample = { [unowned self] sample in self.hardwareSample(sample) }
+        hub.accelerometer.onChange = { [unowned self] in self.hardwareChanged() }
+        for slot in hub.slots.values { slot.onChange = { [unowned self] kind in self.sensorChanged(kind) } }
+        hub.start()
+    }
+
+    /// A light, proximity or compass reading, or its sensor, changed.
+    private func sensorChanged(_ kind: SensorKind) {
+        sensorProxy?.update(sensorProxyReading)
+        updateStatus()
     }
 
     /// Returns the classifier's filtered vector and whether a deadline is
@@ -409,7 +421,7 @@ package final class Daemon {
             return engine.setPolicy(natural: newNatural, defaultAllowed: defaultAllowed, atMs: now)
         }
         applyConstraints()
-        sensor?.reconfigure(new)
+        hub?.reconfigure(new)
         sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
         if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")

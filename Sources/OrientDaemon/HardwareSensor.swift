@@ -91,11 +91,16 @@ package final class HardwareSensor {
         didSet { if wanted != oldValue { updateSampling() } }
     }
 
-    package init(loop: EventLoop, log: Log, config: DaemonConfig) throws(SystemError) {
+    /// Accelerometers that cannot be read (scan elements whose buffer cannot
+    /// start, and no raw attributes to poll), by syspath, with the reason:
+    /// skipped until udev says something new about them or the config is reloaded.
+    package private(set) var unreadable: [String: String] = [:]
+
+    package init(loop: EventLoop, log: Log, config: DaemonConfig, udev: Udev) {
         self.loop = loop
         self.log = log
         self.config = config
-        self.udev = try Udev()
+        self.udev = udev
         rateHz = max(10, config.classifier.sampleRateHz)
         samplingPolicy = HardwareSensor.policy(config, rateHz: rateHz)
     }
@@ -105,14 +110,8 @@ package final class HardwareSensor {
         SamplingPolicy(config.sampling, fastIntervalMs: 1000 / rateHz, longestIntervalMs: config.classifier.maxSampleGapMs / 2)
     }
 
-    /// Starts following udev events and picks a sensor.
+    /// Picks a sensor (the hub follows udev and calls `udevEvents`).
     package func start() {
-        do {
-            let fd = try udev.startMonitor()
-            loop.watch(fd, for: .readable) { [unowned self] _ in self.udevEvents() }
-        } catch {
-            log.warning("udev monitor unavailable (\(error)); hotplug will not be followed")
-        }
         rescan(reason: "start")
     }
 
@@ -123,19 +122,43 @@ package final class HardwareSensor {
         rateHz = max(10, config.classifier.sampleRateHz)
         samplingPolicy = HardwareSensor.policy(config, rateHz: rateHz)
         samplingPolicy.start(atMs: MonotonicClock.nowMs())
+        unreadable = [:]
         rescan(reason: "configuration reloaded")
     }
 
-    private func udevEvents() {
-        let events = udev.receiveEvents()
-        guard !events.isEmpty else { return }
-        for event in events { log.info("udev: \(event.action.rawValue) \(event.sysname)") }
-        rescan(reason: events.map { "\($0.action.rawValue) \($0.sysname)" }.joined(separator: ", "))
+    /// udev announced IIO devices (the hub passes them on): a device udev
+    /// speaks of again gets another chance to be read.
+    package func udevEvents(_ events: [Udev.Event]) {
+        let iio = events.filter { $0.subsystem == "iio" }
+        guard !iio.isEmpty else { return }
+        for event in iio { unreadable = unreadable.filter { !$0.key.hasSuffix("/\(event.sysname)") } }
+        rescan(reason: iio.map { "\($0.action.rawValue) \($0.sysname)" }.joined(separator: ", "))
+    }
+
+    /// Rescans from the loop, not from inside the fault that asks for it:
+    /// a device that fails again at once must not recurse through open,
+    /// read and rescan.
+    private func rescanLater(reason: String) {
+        loop.cancel(rescanTimer)
+        rescanTimer = loop.schedule(atMs: MonotonicClock.nowMs()) { [unowned self] in
+            self.rescanTimer = nil
+            self.rescan(reason: reason)
+        }
+    }
+
+    private var rescanTimer: EventLoop.TimerID?
+
+    /// `device` has nothing to read: skip it, with the reason in `status`.
+    private func markUnreadable(_ device: UdevIIODevice, _ reason: String) {
+        unreadable[device.info.syspath] = reason
+        log.warning("\(device.info.sysname): \(reason); skipping it until udev reports a change")
+        closeDevice()
+        rescanLater(reason: "\(device.info.sysname) unreadable")
     }
 
     /// Enumerates the IIO devices again and (re)chooses the accelerometer.
     package func rescan(reason: String) {
-        let devices = udev.iioDevices()
+        let devices = udev.iioDevices().filter { unreadable[$0.info.syspath] == nil }
         let decision = AccelerometerChoice.choose(devices.map(\.info), pinned: config.device)
         for skipped in decision.skipped where skipped.device.hasRawAxes || skipped.device.hasScanElements {
             log.info("skipping \(skipped.device.sysname): \(skipped.reason)")
@@ -222,7 +245,12 @@ package final class HardwareSensor {
             self.accelerometer = accelerometer
             failures = 0
             status = .active
-            let buffered = device.info.hasScanElements && device.info.devnode != nil && startBuffered(accelerometer, device)
+            var bufferProblem: String?
+            let buffered = device.info.hasScanElements && device.info.devnode != nil && startBuffered(accelerometer, device, problem: &bufferProblem)
+            if !buffered, !device.info.hasRawAxes {
+                markUnreadable(device, "has scan elements but its buffer cannot start (\(bufferProblem ?? "no device node")), and no in_accel_{x,y,z}_raw attributes to poll")
+                return
+            }
             if !buffered { capture = .polled }
             onChange()  // before the first reading: the engine resets its classifier for the new session
             if !buffered { startPolling(device) }
@@ -252,12 +280,13 @@ package final class HardwareSensor {
     }
 
     /// Starts buffered capture; false when the buffer cannot be set up.
-    private func startBuffered(_ accelerometer: IIOAccelerometer, _ device: UdevIIODevice) -> Bool {
+    private func startBuffered(_ accelerometer: IIOAccelerometer, _ device: UdevIIODevice, problem: inout String?) -> Bool {
         let fd: Int32
         do {
             fd = try accelerometer.startBuffer(samples: 4)
         } catch {
-            log.info("\(device.info.sysname): no buffered capture (\(error)); polling")
+            problem = error.description
+            if device.info.hasRawAxes { log.info("\(device.info.sysname): no buffered capture (\(error)); polling") }
             return false
         }
         bufferFD = fd
@@ -295,7 +324,7 @@ package final class HardwareSensor {
             if error.vanished {
                 log.warning("\(error); treating the sensor as removed")
                 closeDevice()
-                rescan(reason: "buffer read failed")
+                rescanLater(reason: "buffer read failed")
             } else {
                 log.warning("\(error); polling instead")
                 stopBuffered()
@@ -359,9 +388,14 @@ package final class HardwareSensor {
             interval = samplingPolicy.interval(atMs: t)
             failures += 1
             if error.vanished {
+                if let device, access(device.info.syspath, F_OK) == 0, !device.info.hasRawAxes || error.code == ENOENT {
+                    // The device is there but has nothing to poll.
+                    markUnreadable(device, "cannot be read: \(error)" + (capture == .polled && device.info.hasScanElements ? " (its buffer could not start)" : ""))
+                    return
+                }
                 log.warning("\(error); treating the sensor as removed")
                 closeDevice()
-                rescan(reason: "read failed")
+                rescanLater(reason: "read failed")
                 return
             }
             if error.code == EINVAL {

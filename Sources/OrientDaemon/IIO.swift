@@ -203,7 +203,7 @@ struct LibIIO {
 
 /// A running buffered capture: a libiio local context, the device's enabled
 /// scan elements and a non-blocking buffer. Deinitialising it stops capture.
-private final class BufferedCapture {
+final class BufferedCapture {
     private let iio: LibIIO
     private let sysname: String
     private let context: OpaquePointer
@@ -213,7 +213,9 @@ private final class BufferedCapture {
     /// The fd that polls readable when scans are ready.
     let pollFD: Int32
 
-    init(sysname: String, samples: Int) throws(SensorError) {
+    /// Captures `channelNames` (libiio's ids: `accel_x`, `intensity_both`,
+    /// `rot_from_north_magnetic_tilt_comp`), and the timestamp when the device has one.
+    init(sysname: String, channelNames: [String] = ["accel_x", "accel_y", "accel_z"], samples: Int) throws(SensorError) {
         let iio = try LibIIO()
         guard let context = iio.createLocalContext() else {
             throw SensorError(message: "libiio: cannot create a local context: \(String(cString: strerror(errno)))", code: errno)
@@ -226,10 +228,10 @@ private final class BufferedCapture {
         }
         guard let device = iio.findDevice(context, sysname) else { throw fail("libiio finds no such device", ENODEV) }
         var channels: [(channel: OpaquePointer, type: ScanType)] = []
-        for axis in ["accel_x", "accel_y", "accel_z"] {
-            guard let channel = iio.findChannel(device, axis, false), iio.isScanElement(channel),
+        for name in channelNames {
+            guard let channel = iio.findChannel(device, name, false), iio.isScanElement(channel),
                 let format = iio.dataFormat(channel)
-            else { throw fail("no scan elements for the accel axes", ENOTSUP) }
+            else { throw fail("no scan element \(name)", ENOTSUP) }
             let type: ScanType
             do { type = try ScanType.from(format: format.pointee) } catch { throw fail(error.message, error.code) }
             channels.append((channel, type))
@@ -273,8 +275,17 @@ private final class BufferedCapture {
         iio.destroyContext(context)
     }
 
-    /// Reads what the buffer holds: one (timestamp ns or nil, raw x/y/z) per scan.
+    /// Reads what the buffer holds: one (timestamp ns or nil, raw x/y/z) per scan
+    /// of a three-channel capture.
     func read() throws(SensorError) -> [(timestampNs: Int64?, raw: Vector3)] {
+        try readScans().compactMap { scan in
+            scan.values.count == 3 ? (scan.timestampNs, Vector3(scan.values[0], scan.values[1], scan.values[2])) : nil
+        }
+    }
+
+    /// Reads what the buffer holds: one (timestamp ns or nil, raw values in
+    /// channel order) per scan; empty when nothing is ready (EAGAIN).
+    func readScans() throws(SensorError) -> [(timestampNs: Int64?, values: [Double])] {
         let n = iio.refill(buffer)
         if n == -Int(EAGAIN) || n == 0 { return [] }
         guard n > 0 else {
@@ -289,7 +300,7 @@ private final class BufferedCapture {
             starts.append(first)
         }
         let stampStart = timestamp.flatMap { iio.first(buffer, $0.channel) }
-        var out: [(timestampNs: Int64?, raw: Vector3)] = []
+        var out: [(timestampNs: Int64?, values: [Double])] = []
         var offset = 0
         while starts[0] + offset < end {
             var values: [Double] = []
@@ -301,7 +312,7 @@ private final class BufferedCapture {
             if let stampStart, let type = timestamp?.type {
                 stamp = type.decode(UnsafeRawBufferPointer(start: stampStart + offset, count: type.storageBits / 8), at: 0)
             }
-            out.append((stamp, Vector3(values[0], values[1], values[2])))
+            out.append((stamp, values))
             offset += step
         }
         return out

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CIIO
 package import OrientSense
+import OrientSensors
 
 /// What the daemon needs to know about one IIO device, read through libudev.
 package struct UdevIIODevice: Sendable, Equatable {
@@ -115,13 +116,13 @@ package final class Udev {
         return described
     }
 
-    /// Starts a monitor for `iio` events and returns its fd (for the event loop).
+    /// Starts a monitor for `iio`, `input` and `hwmon` events and returns its fd (for the event loop).
     package func startMonitor() throws(SystemError) -> Int32 {
         guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
             throw SystemError("udev_monitor_new_from_netlink", code: ENOMEM)
         }
         self.monitor = monitor
-        udev_monitor_filter_add_match_subsystem_devtype(monitor, "iio", nil)
+        for subsystem in Udev.sensorSubsystems { udev_monitor_filter_add_match_subsystem_devtype(monitor, subsystem, nil) }
         let status = udev_monitor_enable_receiving(monitor)
         guard status >= 0 else { throw SystemError("udev_monitor_enable_receiving", code: -status) }
         let fd = udev_monitor_get_fd(monitor)
@@ -129,16 +130,115 @@ package final class Udev {
         return fd
     }
 
-    /// Reads every pending event from the monitor: (action, sysname) pairs.
-    package func receiveEvents() -> [(action: Action, sysname: String)] {
+    /// Reads every pending event from the monitor: (action, subsystem, sysname).
+    package func receiveEvents() -> [Event] {
         guard let monitor else { return [] }
-        var out: [(action: Action, sysname: String)] = []
+        var out: [Event] = []
         while let device = udev_monitor_receive_device(monitor) {
-            let action = udev_device_get_action(device).map { String(cString: $0) } ?? ""
-            let sysname = udev_device_get_sysname(device).map { String(cString: $0) } ?? ""
-            out.append((Action(rawValue: action) ?? .other, sysname))
+            func string(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
+            out.append(Event(
+                action: Action(rawValue: string(udev_device_get_action(device))) ?? .other,
+                subsystem: string(udev_device_get_subsystem(device)), sysname: string(udev_device_get_sysname(device))))
             udev_device_unref(device)
         }
         return out
+    }
+
+    /// One hotplug event.
+    package struct Event: Sendable, Equatable {
+        package var action: Action
+        /// `iio`, `input` or `hwmon`.
+        package var subsystem: String
+        package var sysname: String
+    }
+
+    /// The subsystems sensors live in: IIO devices, evdev nodes (input
+    /// accelerometers, proximity switches) and hwmon (an SMC's light sensor).
+    package static let sensorSubsystems = ["iio", "input", "hwmon"]
+
+    /// udev properties the sensor drivers read.
+    static let sensorProperties = [
+        "IIO_SENSOR_PROXY_TYPE", "ACCEL_MOUNT_MATRIX", "ACCEL_LOCATION", "PROXIMITY_NEAR_LEVEL",
+        "ID_INPUT", "ID_INPUT_ACCELEROMETER", "ID_INPUT_SWITCH",
+    ]
+
+    /// sysfs attributes read for the other sensors, per subsystem.
+    static let sensorAttributes: [String: [String]] = [
+        "iio": {
+            var names = ["name", "label", "in_proximity_raw", "in_proximity0_raw", "in_proximity_nearlevel", "in_proximity0_nearlevel",
+                "in_proximity_scale", "scan_elements/in_intensity_both_en", "scan_elements/in_intensity_both_type",
+                "in_intensity_both_scale", "in_intensity_scale", "in_intensity_both_offset", "in_intensity_offset",
+                "scan_elements/in_rot_from_north_magnetic_tilt_comp_en", "scan_elements/in_rot_from_north_magnetic_tilt_comp_type",
+                "in_rot_from_north_magnetic_tilt_comp_scale", "in_rot_scale", "in_rot_from_north_magnetic_tilt_comp_offset",
+                "in_rot_offset", "in_accel_x_raw", "in_accel_y_raw", "in_accel_z_raw", "scan_elements/in_accel_x_en",
+                "scan_elements/in_accel_y_en", "scan_elements/in_accel_z_en"]
+            names += LightChannel.attributeNames
+            return names
+        }(),
+        "hwmon": ["name", "light"],
+        "input": [],
+    ]
+
+    /// Every device of the sensor subsystems that could be a sensor: IIO
+    /// devices (not triggers), evdev nodes (`eventN`) and hwmon devices, with
+    /// the properties and attributes the drivers read. An evdev node's
+    /// attributes are its input device's (`name`, `capabilities/abs`,
+    /// `capabilities/sw`).
+    package func sensorDevices() -> [SensorDevice] {
+        var out: [SensorDevice] = []
+        for subsystem in Udev.sensorSubsystems {
+            guard let enumerate = udev_enumerate_new(udev) else { continue }
+            defer { udev_enumerate_unref(enumerate) }
+            udev_enumerate_add_match_subsystem(enumerate, subsystem)
+            udev_enumerate_scan_devices(enumerate)
+            var entry = udev_enumerate_get_list_entry(enumerate)
+            while let current = entry {
+                if let syspath = udev_list_entry_get_name(current),
+                    let device = udev_device_new_from_syspath(udev, syspath)
+                {
+                    if let described = describeSensor(device, subsystem: subsystem) { out.append(described) }
+                    udev_device_unref(device)
+                }
+                entry = udev_list_entry_get_next(current)
+            }
+        }
+        return out
+    }
+
+    private func describeSensor(_ device: OpaquePointer, subsystem: String) -> SensorDevice? {
+        func string(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
+        let sysname = string(udev_device_get_sysname(device)) ?? ""
+        var attributes: [String: String] = [:]
+        switch subsystem {
+        case "input":
+            // Only the event nodes: libevdev reads those.
+            guard sysname.hasPrefix("event"), let parent = udev_device_get_parent_with_subsystem_devtype(device, "input", nil) else { return nil }
+            for name in ["name", "capabilities/abs", "capabilities/sw", "capabilities/ev"] {
+                if let value = string(udev_device_get_sysattr_value(parent, name)) { attributes[name] = value }
+            }
+        case "iio":
+            guard sysname.hasPrefix("iio:device") else { return nil }
+            fallthrough
+        default:
+            for name in Udev.sensorAttributes[subsystem] ?? [] {
+                if let value = string(udev_device_get_sysattr_value(device, name)) { attributes[name] = value }
+            }
+        }
+        var properties: [String: String] = [:]
+        for key in Udev.sensorProperties {
+            if let value = string(udev_device_get_property_value(device, key)) { properties[key] = value }
+        }
+        var described = SensorDevice(
+            subsystem: subsystem, sysname: sysname, syspath: string(udev_device_get_syspath(device)) ?? "",
+            devnode: string(udev_device_get_devnode(device)), properties: properties, attributes: attributes)
+        var parent = udev_device_get_parent(device)
+        while let current = parent {
+            if let driver = string(udev_device_get_driver(current)) ?? string(udev_device_get_property_value(current, "DRIVER")) {
+                described.driver = driver
+                break
+            }
+            parent = udev_device_get_parent(current)
+        }
+        return described
     }
 }

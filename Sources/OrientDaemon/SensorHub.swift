@@ -1,0 +1,68 @@
+package import OrientSense
+package import OrientSensors
+
+/// Every sensor the daemon reads, found and followed through one libudev
+/// monitor: the accelerometer (`HardwareSensor`, with its mount matrix,
+/// calibration and adaptive polling) and one `SensorSlot` each for light,
+/// proximity and the compass, whose drivers are listed here in the order
+/// they are tried (iio-sensor-proxy's order).
+package final class SensorHub {
+    /// The drivers of each kind beside the accelerometer.
+    package static var drivers: [SensorKind: [any SensorDriver.Type]] { [
+        .light: [IIOPollLight.self, IIOBufferLight.self, HwmonLightDriver.self],
+        .proximity: [IIOPollProximity.self],
+        .compass: [IIOBufferCompass.self],
+    ] }
+
+    /// The accelerometer.
+    package let accelerometer: HardwareSensor
+    /// Light, proximity and compass.
+    package let slots: [SensorKind: SensorSlot]
+    private let udev: Udev
+    private let loop: EventLoop
+    private let log: Log
+
+    package init(loop: EventLoop, log: Log, config: DaemonConfig) throws(SystemError) {
+        self.loop = loop
+        self.log = log
+        udev = try Udev()
+        accelerometer = HardwareSensor(loop: loop, log: log, config: config, udev: udev)
+        var slots: [SensorKind: SensorSlot] = [:]
+        for (kind, drivers) in SensorHub.drivers { slots[kind] = SensorSlot(kind: kind, drivers: drivers, loop: loop, log: log) }
+        self.slots = slots
+    }
+
+    /// The slot of `kind` (nil for the accelerometer).
+    package subscript(kind: SensorKind) -> SensorSlot? { slots[kind] }
+
+    /// Starts following udev and chooses every sensor.
+    package func start() {
+        do {
+            let fd = try udev.startMonitor()
+            loop.watch(fd, for: .readable) { [unowned self] _ in self.udevEvents() }
+        } catch {
+            log.warning("udev monitor unavailable (\(error)); hotplug will not be followed")
+        }
+        accelerometer.start()
+        rescanSlots()
+    }
+
+    /// A reloaded configuration.
+    package func reconfigure(_ config: DaemonConfig) {
+        accelerometer.reconfigure(config)
+        rescanSlots()
+    }
+
+    private func udevEvents() {
+        let events = udev.receiveEvents()
+        guard !events.isEmpty else { return }
+        for event in events { log.info("udev: \(event.action.rawValue) \(event.sysname)") }
+        accelerometer.udevEvents(events)
+        rescanSlots()
+    }
+
+    private func rescanSlots() {
+        let devices = udev.sensorDevices()
+        for kind in SensorKind.allCases { slots[kind]?.rescan(devices) }
+    }
+}

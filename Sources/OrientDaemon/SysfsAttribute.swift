@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One sysfs attribute read again and again: opened once, read with pread(2)
+/// at offset 0 (sysfs shows the attribute afresh), reopened after a failed
+/// read. Owned by the event loop's thread.
+final class SysfsAttribute {
+    /// The file name, for messages (`in_illuminance_raw`).
+    let name: String
+    private let path: String
+    private let sysname: String
+    private var fd: Int32 = -1
+
+    init(sysname: String, directory: String, name: String) {
+        self.sysname = sysname
+        self.name = name
+        path = "\(directory)/\(name)"
+    }
+
+    deinit { close() }
+
+    /// The attribute's text (at most 256 bytes).
+    func read() throws(SensorError) -> String {
+        if fd < 0 {
+            fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else {
+                let code = errno
+                throw SensorError(message: "\(sysname): cannot open \(name): \(String(cString: strerror(code)))", code: code)
+            }
+        }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n >= 0 else {
+            let code = errno
+            close()
+            throw SensorError(message: "\(sysname): cannot read \(name): \(String(cString: strerror(code)))", code: code)
+        }
+        return String(decoding: buffer[0..<n], as: UTF8.self)
+    }
+
+    /// Closes the file; the next read opens it again.
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+}
+
+/// The sysfs directory of a device.
+func sysfsDirectory(_ device: SensorDevice) -> String {
+    device.syspath.isEmpty ? "/sys/bus/iio/devices/\(device.sysname)" : device.syspath
+}
