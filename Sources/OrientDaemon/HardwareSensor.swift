@@ -39,22 +39,16 @@ package final class HardwareSensor {
     private let loop: EventLoop
     private let log: Log
     private let udev: Udev
-    private var config: DaemonConfig
-    private var calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
-    private var accelerometer: IIOAccelerometer?
-    private var pollTimer: EventLoop.TimerID?
-    /// The raw attribute files' replacement watch while polling (see `IIOAccelerometer.watchReplacements`).
-    private var replacementFD: Int32?
+    private(set) var config: DaemonConfig
+    private(set) var calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
+    /// The driver reading the device while sampling.
+    private var driver: (any AccelerometerDriver)?
+    /// Retries an open that failed, while someone wants readings.
+    private var retryTimer: EventLoop.TimerID?
     /// The polled path's rate: full while moving, slow while still.
-    package private(set) var samplingPolicy: SamplingPolicy
-    /// The buffer's poll fd while buffered capture runs.
-    private var bufferFD: Int32?
-    /// Fires when the buffer has delivered nothing in time: fall back to polling.
-    private var bufferWatchdog: EventLoop.TimerID?
-    private var bufferDelivered = false
-    private var lastBufferedTime = 0.0
+    package internal(set) var samplingPolicy: SamplingPolicy
     /// How the sensor is read now.
-    package private(set) var capture: Capture = .none
+    package var capture: Capture { driver?.capture ?? .none }
 
     /// How readings are taken.
     package enum Capture: String, Sendable {
@@ -63,15 +57,8 @@ package final class HardwareSensor {
 
     /// The sensor reports only on change (a HID sensor hub's buffer, which has
     /// `in_accel_hysteresis`): silence is not a gap.
-    package var isOnChange: Bool {
-        capture == .buffered && device?.attributes["in_accel_hysteresis"] != nil
-    }
+    package var isOnChange: Bool { driver?.isOnChange ?? false }
 
-    /// How long the buffer may stay silent after it starts before polling takes over, ms.
-    package static let bufferGraceMs = 500.0
-    private var failures = 0
-    private var loggedFailure = false
-    private var loggedGarbage = false
     private var loggedAbsent = false
 
     /// Poll at the sensor's rate even while the device rests (someone records the
@@ -79,10 +66,8 @@ package final class HardwareSensor {
     /// not at the end of the still interval.
     package var fullRate = false {
         didSet {
-            guard fullRate, !oldValue, capture == .polled, pollTimer != nil else { return }
-            loop.cancel(pollTimer)
-            pollTimer = nil
-            poll()
+            guard fullRate, !oldValue else { return }
+            driver?.takeReadingNow()
         }
     }
 
@@ -138,7 +123,7 @@ package final class HardwareSensor {
     /// Rescans from the loop, not from inside the fault that asks for it:
     /// a device that fails again at once must not recurse through open,
     /// read and rescan.
-    private func rescanLater(reason: String) {
+    func rescanLater(reason: String) {
         loop.cancel(rescanTimer)
         rescanTimer = loop.schedule(atMs: MonotonicClock.nowMs()) { [unowned self] in
             self.rescanTimer = nil
@@ -149,8 +134,9 @@ package final class HardwareSensor {
     private var rescanTimer: EventLoop.TimerID?
 
     /// `device` has nothing to read: skip it, with the reason in `status`.
-    private func markUnreadable(_ device: UdevIIODevice, _ reason: String) {
+    func markUnreadable(_ device: UdevIIODevice, _ reason: String) {
         unreadable[device.info.syspath] = reason
+        status = .idle
         log.warning("\(device.info.sysname): \(reason); skipping it until udev reports a change")
         closeDevice()
         rescanLater(reason: "\(device.info.sysname) unreadable")
@@ -185,7 +171,7 @@ package final class HardwareSensor {
                 + "publishing sensor \"absent\" until udev announces one (`orientctl status` explains)")
         }
         if let chosen { configure(from: chosen) }
-        status = chosen == nil ? .absent : (accelerometer != nil ? .active : .idle)
+        status = chosen == nil ? .absent : (driver != nil ? .active : .idle)
         updateSampling()
         onChange()
         log.debug("sensor rescan (\(reason))")
@@ -221,9 +207,9 @@ package final class HardwareSensor {
     // MARK: Sampling
 
     private func updateSampling() {
-        if wanted, let device, accelerometer == nil {
+        if wanted, let device, driver == nil, retryTimer == nil {
             open(device)
-        } else if !wanted, accelerometer != nil {
+        } else if !wanted, driver != nil || retryTimer != nil {
             closeDevice()
             status = device == nil ? .absent : .idle
             onChange()
@@ -231,182 +217,46 @@ package final class HardwareSensor {
     }
 
     private func open(_ device: UdevIIODevice) {
+        let driver: any AccelerometerDriver
         do {
-            let accelerometer = try IIOAccelerometer(sysname: device.info.sysname)
-            let a = device.attributes
-            let available = a["sampling_frequency_available"] ?? a["in_accel_sampling_frequency_available"]
-            let current = a["sampling_frequency"] ?? a["in_accel_sampling_frequency"]
-            if let hz = SamplingFrequency.choose(available: available, current: current, target: config.classifier.sampleRateHz) {
-                if accelerometer.setSamplingFrequency(hz) {
-                    log.info("\(device.info.sysname): sampling_frequency set to \(formatFrequency(hz)) Hz")
-                }
-            }
-            if a["in_accel_hysteresis"] != nil { accelerometer.clearHysteresis() }
-            self.accelerometer = accelerometer
-            failures = 0
-            status = .active
-            var bufferProblem: String?
-            let buffered = device.info.hasScanElements && device.info.devnode != nil && startBuffered(accelerometer, device, problem: &bufferProblem)
-            if !buffered, !device.info.hasRawAxes {
-                markUnreadable(device, "has scan elements but its buffer cannot start (\(bufferProblem ?? "no device node")), and no in_accel_{x,y,z}_raw attributes to poll")
-                return
-            }
-            if !buffered { capture = .polled }
-            onChange()  // before the first reading: the engine resets its classifier for the new session
-            if !buffered { startPolling(device) }
+            driver = try IIOAccelDriver(device: device, sensor: self, loop: loop, log: log)
         } catch {
             log.warning("\(device.info.sysname): cannot open: \(error)")
             status = .idle
             onChange()
             // Try again shortly while someone still wants readings.
-            pollTimer = loop.schedule(atMs: MonotonicClock.nowMs() + 1000) { [unowned self] in
-                self.pollTimer = nil
-                if self.wanted, self.accelerometer == nil, let device = self.device { self.open(device) }
-            }
-        }
-    }
-
-    private func startPolling(_ device: UdevIIODevice) {
-        capture = .polled
-        let still = samplingPolicy.stillIntervalMs > samplingPolicy.fastIntervalMs
-            ? "; every \(formatFrequency(samplingPolicy.stillIntervalMs)) ms while still" : ""
-        log.info("\(device.info.sysname): sampling at \(formatFrequency(rateHz)) Hz (polled\(still))")
-        samplingPolicy.start(atMs: MonotonicClock.nowMs())
-        if replacementFD == nil, let fd = accelerometer?.watchReplacements() {
-            replacementFD = fd
-            loop.watch(fd, for: .readable) { [unowned self] _ in self.accelerometer?.replacementsNoted() }
-        }
-        poll()
-    }
-
-    /// Starts buffered capture; false when the buffer cannot be set up.
-    private func startBuffered(_ accelerometer: IIOAccelerometer, _ device: UdevIIODevice, problem: inout String?) -> Bool {
-        let fd: Int32
-        do {
-            fd = try accelerometer.startBuffer(samples: 4)
-        } catch {
-            problem = error.description
-            if device.info.hasRawAxes { log.info("\(device.info.sysname): no buffered capture (\(error)); polling") }
-            return false
-        }
-        bufferFD = fd
-        bufferDelivered = false
-        lastBufferedTime = MonotonicClock.nowMs()
-        capture = .buffered
-        log.info("\(device.info.sysname): buffered capture started")
-        loop.watch(fd, for: .readable) { [unowned self] _ in self.readBuffer() }
-        bufferWatchdog = loop.schedule(atMs: MonotonicClock.nowMs() + HardwareSensor.bufferGraceMs) { [unowned self] in
-            self.bufferWatchdog = nil
-            guard !self.bufferDelivered, let device = self.device else { return }
-            self.log.notice("\(device.info.sysname): the buffer delivered nothing in \(Int(HardwareSensor.bufferGraceMs)) ms; polling instead")
-            self.stopBuffered()
-            self.capture = .polled
-            self.onChange()
-            self.startPolling(device)
-        }
-        return true
-    }
-
-    private func stopBuffered() {
-        loop.cancel(bufferWatchdog)
-        bufferWatchdog = nil
-        if let fd = bufferFD { loop.unwatch(fd) }
-        bufferFD = nil
-        accelerometer?.stopBuffer()
-    }
-
-    private func readBuffer() {
-        guard let accelerometer else { return }
-        let scans: [(timestampNs: Int64?, raw: Vector3)]
-        do {
-            scans = try accelerometer.readBuffer()
-        } catch {
-            if error.vanished {
-                log.warning("\(error); treating the sensor as removed")
-                closeDevice()
-                rescanLater(reason: "buffer read failed")
-            } else {
-                log.warning("\(error); polling instead")
-                stopBuffered()
-                capture = .polled
-                onChange()
-                if let device { startPolling(device) }
+            retryTimer = loop.schedule(atMs: MonotonicClock.nowMs() + 1000) { [unowned self] in
+                self.retryTimer = nil
+                self.updateSampling()
             }
             return
         }
-        guard !scans.isEmpty else { return }
-        bufferDelivered = true
-        // Arrival time for the newest scan; earlier scans of the batch keep their
-        // spacing from the kernel's timestamps (or the nominal period without them).
-        let now = MonotonicClock.nowMs()
-        let newest = scans[scans.count - 1].timestampNs
-        for (index, scan) in scans.enumerated() {
-            let age: Double
-            if let stamp = scan.timestampNs, let newest {
-                // In Double: a garbage timestamp near ±2^63 must not overflow Int64.
-                age = min(max(0, (Double(newest) - Double(stamp)) / 1_000_000), 1e9)
-            } else {
-                age = Double(scans.count - 1 - index) * 1000 / rateHz
-            }
-            // Never before the capture started or before the previous reading: a
-            // backlog read at start collapses onto the start instead of going back in time.
-            let t = max(now - age, lastBufferedTime)
-            lastBufferedTime = t
-            _ = onSample(Sample(tMs: t, vector: calibration.apply(raw: scan.raw)))
+        self.driver = driver
+        status = .active
+        let (started, problem) = driver.start()
+        if !started { markUnreadable(device, problem ?? "has nothing to read") }
+    }
+
+    /// The driver's capture changed (started, or fell back to polling).
+    func captureChanged() { onChange() }
+
+    /// The driver cannot go on: the device is gone (`unreadable` nil: rescan),
+    /// or has nothing to read (skipped with that reason). Handled from the loop.
+    func driverFailed(unreadable reason: String?) {
+        guard let device else { return }
+        if let reason {
+            markUnreadable(device, reason)
+        } else {
+            closeDevice()
+            status = .idle
+            rescanLater(reason: "read failed")
         }
     }
 
-    private func closeDevice() {
-        stopBuffered()
-        loop.cancel(pollTimer)
-        pollTimer = nil
-        if let fd = replacementFD { loop.unwatch(fd) }
-        replacementFD = nil
-        accelerometer?.closeRawAttributes()
-        accelerometer = nil
-        capture = .none
-    }
-
-    /// One reading of the polled path; schedules the next at the policy's interval.
-    /// Nothing here allocates or logs in the common case.
-    private func poll() {
-        guard let accelerometer else { return }
-        let t = MonotonicClock.nowMs()
-        let interval: Double
-        do {
-            let raw = try accelerometer.readRaw()
-            if failures > 0 { log.notice("\(accelerometer.sysname): reading again after \(failures) failed reads") }
-            failures = 0
-            loggedFailure = false
-            let vector = calibration.apply(raw: raw)
-            let classifier = onSample(Sample(tMs: t, vector: vector))
-            let panel = mountMatrix.apply(vector)
-            let settling = fullRate || classifier.deadlinePending
-                || classifier.filtered.map { samplingPolicy.differs($0, panel) } ?? true
-            interval = samplingPolicy.interval(after: panel, atMs: t, settling: settling)
-        } catch {
-            interval = samplingPolicy.interval(atMs: t)
-            failures += 1
-            if error.vanished {
-                if let device, access(device.info.syspath, F_OK) == 0, !device.info.hasRawAxes || error.code == ENOENT {
-                    // The device is there but has nothing to poll.
-                    markUnreadable(device, "cannot be read: \(error)" + (capture == .polled && device.info.hasScanElements ? " (its buffer could not start)" : ""))
-                    return
-                }
-                log.warning("\(error); treating the sensor as removed")
-                closeDevice()
-                rescanLater(reason: "read failed")
-                return
-            }
-            if error.code == EINVAL {
-                if !loggedGarbage { log.warning("\(error) (dropping such readings)") }
-                loggedGarbage = true
-            } else if !loggedFailure {
-                log.warning("\(error) (retrying)")
-                loggedFailure = true
-            }
-        }
-        guard self.accelerometer != nil else { return }
-        pollTimer = loop.schedule(atMs: t + interval) { [unowned self] in self.poll() }
+    func closeDevice() {
+        loop.cancel(retryTimer)
+        retryTimer = nil
+        driver?.close()
+        driver = nil
     }
 }
