@@ -216,18 +216,14 @@ extension GravityEstimate {
         return "\(sysfs) or set \(setting) in the config"
     }
 
-    /// `x` rounded to `significantDigits` significant decimal digits.
+    /// `x` rounded to `significantDigits` significant decimal digits, but
+    /// never to fewer than its whole part: 26.1, 0.0981, 16384.
     package static func rounded(_ x: Double, significantDigits digits: Int) -> Double {
         guard x.isFinite, x != 0 else { return x }
         let exponent = Int(log10(abs(x)).rounded(.down))
-        let decimals = digits - 1 - exponent
         // Divide by a power of ten rather than multiply by its inverse: 10^k is
         // exact up to 10^22, its inverse never is.
-        if decimals >= 0 {
-            let p = pow(10, Double(decimals))
-            return (x * p).rounded() / p
-        }
-        let p = pow(10, Double(-decimals))
-        return (x / p).rounded() * p
+        let p = pow(10, Double(max(0, digits - 1 - exponent)))
+        return (x * p).rounded() / p
     }
 }
