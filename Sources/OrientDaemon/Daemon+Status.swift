@@ -64,7 +64,7 @@ extension Daemon {
             clients: connections.count, subscribers: server?.subscriberCount ?? 0,
             sampleReaders: connections.count { $0.wantsSamples }, dbusClaimers: sensorProxy.map { $0.service.claimers.count },
             lock: state.locked.map { DaemonStatus.Lock(orientation: $0, uid: lockOwner, pid: lockSetterPID) },
-            constraints: constraints)
+            constraints: constraints, problems: [gravityProblem].compactMap { $0 })
     }
 
     /// The machine's DMI modalias (`dmi:bvn…:svn…:pn…`), the hwdb's machine match; nil without DMI.

@@ -49,6 +49,12 @@ package final class Daemon {
     /// Every hardware sensor (the accelerometer is `sensor`).
     private(set) var hub: SensorHub?
     private var deadlineTimer: EventLoop.TimerID?
+    /// The learned g last seen from the engine, the one last warned about, and
+    /// the device and calibration it was learned on (Daemon+Gravity.swift).
+    var gravityNoted: Double?
+    var gravityWarned: Double?
+    var gravityDevice: String?
+    var gravityCalibration: AxisCalibration?
     /// `get` requests waiting for a fresh reading from an idle sensor.
     var pendingGets: [(client: ClientConnection, seq: Int64?)] = []
     var pendingGetTimer: EventLoop.TimerID?
@@ -75,15 +81,17 @@ package final class Daemon {
             let replay = MockReplay(trace: trace, loop: options.loop)
             self.replay = replay
             classifier = replay.zSign(config.zSign).applied(to: classifier)
-            engine = replay.makeEngine(
+            var engine = replay.makeEngine(
                 config: classifier, mountMatrix: config.mountMatrix, natural: natural,
                 defaultAllowed: config.defaultAllowedMask(natural: natural), lock: stored?.orientation)
+            engine.setLearnsGravity(config.scale == nil)
+            self.engine = engine
         } else {
             classifier.onChange = false
             engine = OrientationEngine(
                 classifier: classifier, mountMatrix: config.mountMatrix ?? .identity, natural: natural,
                 defaultAllowed: config.defaultAllowedMask(natural: natural), lock: stored?.orientation,
-                sensor: .absent, tMs: MonotonicClock.nowMs())
+                sensor: .absent, tMs: MonotonicClock.nowMs(), learnsGravity: config.scale == nil)
         }
     }
 
@@ -176,6 +184,9 @@ package final class Daemon {
         }
         self.hub = hub
         sensor = hub.accelerometer
+        if let scale = config.scale {
+            log.info("[sensor] scale = \(formatNumber(scale)) for every axis (the sysfs scale is not read); g is not learned from the readings")
+        }
         hub.accelerometer.onSample = { [unowned self] sample in self.hardwareSample(sample) }
         hub.accelerometer.onChange = { [unowned self] in self.hardwareChanged() }
         for slot in hub.slots.values { slot.onChange = { [unowned self] kind in self.sensorChanged(kind) } }
@@ -193,7 +204,9 @@ package final class Daemon {
     private func hardwareSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
         broadcastSample(sample)
         readingsSinceActive += 1
-        if let published = engine.process(sample) {
+        let published = engine.process(sample)
+        if engine.gravity.learned != gravityNoted { noteGravity() }
+        if let published {
             publish(published)
             // A fresh reading changed the state: that answers waiting `get`s (the
             // timer answers them when the fresh readings confirm the old state).
@@ -202,7 +215,8 @@ package final class Daemon {
             // The reading confirmed the state: that answers a held claim too.
             sensorProxy.update(sensorProxyReading)
         }
-        return (engine.filtered, scheduleDeadline())
+        // The sensor compares it with the reading as read (before a learned g's rescaling).
+        return (engine.filteredAsRead, scheduleDeadline())
     }
 
     private func hardwareChanged() {
@@ -213,6 +227,7 @@ package final class Daemon {
         classifier.onChange = sensor.isOnChange
         classifier.sampleRateHz = sensor.rateHz
         if classifier != engine.classifier.config { engine.reconfigure(classifier) }
+        followCalibration(of: sensor)
         if sensor.status == .active, !wasActive {
             engine.resetClassifier()
             readingsSinceActive = 0
@@ -362,6 +377,7 @@ package final class Daemon {
             if case .factor(let factor) = options.speed, replayWallStart + (t - replayTraceStart) / factor > now { break }
             if case .reading(let sample) = replay.peek(deadline: engine.nextDeadline) { broadcastSample(sample) }
             if let published = replay.advance(&engine) { publish(published) }
+            if engine.gravity.learned != gravityNoted { noteGravity() }
             budget -= 1
         }
         self.replay = replay
@@ -417,9 +433,13 @@ package final class Daemon {
         let defaultAllowed = new.defaultAllowedMask(natural: newNatural)
         mutateEngine { engine in
             engine.reconfigure(classifier)
+            engine.setLearnsGravity(new.scale == nil)
             engine.mountMatrix = new.mountMatrix ?? sensorMatrix
             return engine.setPolicy(natural: newNatural, defaultAllowed: defaultAllowed, atMs: now)
         }
+        // Turning the learning off (a `scale` now set) forgets the learned g without a word.
+        gravityNoted = engine.gravity.learned
+        if new.scale != nil { gravityWarned = nil }
         applyConstraints()
         hub?.reconfigure(new)
         sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))

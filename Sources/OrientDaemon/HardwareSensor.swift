@@ -40,7 +40,8 @@ package final class HardwareSensor {
     private let log: Log
     private let udev: Udev
     private(set) var config: DaemonConfig
-    private(set) var calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
+    /// Raw counts to m/s² for the chosen device (sysfs scales and offsets, or the config's `scale`).
+    package private(set) var calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
     /// The driver reading the device while sampling.
     private var driver: (any AccelerometerDriver)?
     /// Retries an open that failed, while someone wants readings.
@@ -195,7 +196,7 @@ package final class HardwareSensor {
             let (calibration, warnings) = try AxisCalibration.resolve(
                 // cros-ec sensors name their shared scale plainly `scale` (as iio-sensor-proxy reads it).
                 perAxisScale: ["x", "y", "z"].map { a["in_accel_\($0)_scale"] }, sharedScale: a["in_accel_scale"] ?? a["scale"],
-                perAxisOffset: ["x", "y", "z"].map { a["in_accel_\($0)_offset"] }, sharedOffset: a["in_accel_offset"] ?? a["offset"])
+                perAxisOffset: ["x", "y", "z"].map { a["in_accel_\($0)_offset"] }, sharedOffset: a["in_accel_offset"] ?? a["offset"], scaleOverride: config.scale)
             self.calibration = calibration
             for warning in warnings { log.warning("\(device.info.sysname): \(warning)") }
         } catch {

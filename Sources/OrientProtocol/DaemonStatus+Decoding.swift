@@ -1,5 +1,6 @@
 // The `status` reply read: the client's side of DaemonStatus. Unknown members
-// are ignored; an error names the member's path (`status.z_sign.sign`).
+// are ignored, and so is a missing `problems` (daemons before it); an error
+// names the member's path (`status.z_sign.sign`).
 
 extension DaemonStatus {
     /// Decodes a `status` line (without its newline); `seq` is ignored.
@@ -67,6 +68,13 @@ extension DaemonStatus {
                 id: try fields.string("id"), allow: allow, client: try fields.integer("client"),
                 uid: try fields.optionalUInt32("uid"), pid: try fields.optionalInt32("pid")))
         }
+        var problems: [Problem] = []
+        for (index, entry) in try root.optionalArray("problems").enumerated() {
+            let fields = StatusFields(entry, path: "status.problems[\(index)]")
+            guard entry.members != nil else { throw ProtocolDecodeError("'\(fields.path)' must be an object, not \(entry.kindDescription)") }
+            problems.append(Problem(
+                sensor: try fields.optionalString("sensor"), problem: try fields.string("problem"), fix: try fields.string("fix")))
+        }
         self.init(
             version: version, configFile: try root.optionalString("config"),
             mockTrace: try root.optionalString("mock"), sensorState: state, sensor: sensor,
@@ -81,7 +89,7 @@ extension DaemonStatus {
                 return n
             },
             lock: lock, constraints: constraints,
-            constraintCount: max(constraints.count, try root.count("constraints_total")))
+            constraintCount: max(constraints.count, try root.count("constraints_total")), problems: problems)
     }
 }
 
@@ -120,7 +128,13 @@ private struct StatusFields {
     }
 
     func array(_ key: String) throws(ProtocolDecodeError) -> [JSONValue] {
-        guard let found = member(key) else { throw missing(key) }
+        guard member(key) != nil else { throw missing(key) }
+        return try optionalArray(key)
+    }
+
+    /// The array, or none when the member is missing or null.
+    func optionalArray(_ key: String) throws(ProtocolDecodeError) -> [JSONValue] {
+        guard let found = member(key) else { return [] }
         guard let elements = found.array else { throw wrong(key, "an array", found) }
         return elements
     }

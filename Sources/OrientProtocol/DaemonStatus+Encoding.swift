@@ -82,6 +82,13 @@ extension DaemonStatus {
             ])
         })))
         members.append(JSONMember(key: "constraints_total", value: integer(constraintCount)))
+        members.append(JSONMember(key: "problems", value: .array(problems.map { problem in
+            .object([
+                JSONMember(key: "sensor", value: text(problem.sensor)),
+                JSONMember(key: "problem", value: .string(clipped(problem.problem))),
+                JSONMember(key: "fix", value: .string(clipped(problem.fix))),
+            ])
+        })))
         return .object(members)
     }
 

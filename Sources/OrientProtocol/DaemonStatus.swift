@@ -102,6 +102,25 @@ public struct DaemonStatus: Sendable, Equatable {
         }
     }
 
+    /// Something the daemon found wrong with what it reads, and what fixes it
+    /// (a sensor whose scale is wrong, …). The daemon goes on working around
+    /// it where it can; `orientctl status` lists it with its fix.
+    public struct Problem: Sendable, Equatable {
+        /// The sensor it concerns (`iio:device4`), nil when none in particular.
+        public var sensor: String?
+        /// What is wrong, one line: `readings at rest are 26.1 g, not 1 g: taking 256 m/s² as g`.
+        public var problem: String
+        /// What fixes it, one line.
+        public var fix: String
+
+        /// A problem with `sensor` (nil: none in particular), and its fix.
+        public init(sensor: String? = nil, problem: String, fix: String) {
+            self.sensor = sensor
+            self.problem = problem
+            self.fix = fix
+        }
+    }
+
     /// The daemon's version (`orientd --version`).
     public var version: String
     /// The configuration file read, nil when none was (the defaults apply).
@@ -140,6 +159,9 @@ public struct DaemonStatus: Sendable, Equatable {
     public var constraints: [Constraint]
     /// How many constraints are in force (`constraints` may list fewer).
     public var constraintCount: Int
+    /// What the daemon found wrong and works around, with the fixes; empty
+    /// when nothing is (and from daemons older than the member).
+    public var problems: [Problem]
 
     /// A status; `constraintCount` defaults to the number of `constraints`.
     public init(
@@ -147,7 +169,7 @@ public struct DaemonStatus: Sendable, Equatable {
         sensor: Sensor? = nil, dmiModalias: String? = nil, mountMatrix: Decision<MountMatrix>,
         natural: Decision<NaturalGeometry>, zSign: Decision<Int>, clients: Int = 0, subscribers: Int = 0,
         sampleReaders: Int = 0, dbusClaimers: Int? = nil, lock: Lock? = nil, constraints: [Constraint] = [],
-        constraintCount: Int? = nil
+        constraintCount: Int? = nil, problems: [Problem] = []
     ) {
         self.version = version
         self.configFile = configFile
@@ -165,6 +187,7 @@ public struct DaemonStatus: Sendable, Equatable {
         self.lock = lock
         self.constraints = constraints
         self.constraintCount = constraintCount ?? constraints.count
+        self.problems = problems
     }
 
     /// Longest string the encoder writes for a path or name read from the system.

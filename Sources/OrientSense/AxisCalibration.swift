@@ -39,6 +39,9 @@ package struct AxisCalibration: Sendable, Equatable {
     ///   - sharedScale: `in_accel_scale`, used for an axis without its own scale.
     ///   - perAxisOffset: `in_accel_{x,y,z}_offset`, likewise.
     ///   - sharedOffset: `in_accel_offset`.
+    ///   - scaleOverride: the config's `[sensor] scale`: the scale of every axis,
+    ///     whatever the scale attributes say (they are not read); an offset
+    ///     that cannot be read is then 0, with a warning.
     /// - Returns: the calibration, and warnings for a log: a scale of 1 used
     ///   because no scale attribute exists, or a zero per-axis scale passed over
     ///   for the shared one.
@@ -46,18 +49,29 @@ package struct AxisCalibration: Sendable, Equatable {
     ///   whitespace and the newline are allowed; `0,019163` is an error), or an
     ///   axis's scale is 0; the error names the attribute.
     package static func resolve(
-        perAxisScale: [String?], sharedScale: String?, perAxisOffset: [String?], sharedOffset: String?
+        perAxisScale: [String?], sharedScale: String?, perAxisOffset: [String?], sharedOffset: String?,
+        scaleOverride: Double? = nil
     ) throws(CalibrationError) -> (AxisCalibration, warnings: [String]) {
+        if let scaleOverride {
+            // The config's scale holds even when an offset cannot be read.
+            let scale = Vector3(repeating: scaleOverride)
+            do {
+                let sharedOff = try sharedOffset.map { text throws(CalibrationError) in try parse(text, attribute: "in_accel_offset") }
+                return (AxisCalibration(scale: scale, offset: try offsets(perAxisOffset, shared: sharedOff)), [])
+            } catch {
+                return (AxisCalibration(scale: scale), ["\(error); using offset 0"])
+            }
+        }
+        let sharedOff = try sharedOffset.map { text throws(CalibrationError) in
+            try parse(text, attribute: "in_accel_offset")
+        }
+        let offset = try offsets(perAxisOffset, shared: sharedOff)
         let axes = ["x", "y", "z"]
         var warnings: [String] = []
         let shared = try sharedScale.map { text throws(CalibrationError) in
             try parse(text, attribute: "in_accel_scale")
         }
-        let sharedOff = try sharedOffset.map { text throws(CalibrationError) in
-            try parse(text, attribute: "in_accel_offset")
-        }
         var scale = Vector3(1, 1, 1)
-        var offset = Vector3.zero
         var unscaled: [String] = []
         for (i, axis) in axes.enumerated() {
             var axisScale: Double?
@@ -81,12 +95,6 @@ package struct AxisCalibration: Sendable, Equatable {
                 axisScale = shared
             }
             if let axisScale { scale[i] = axisScale } else { unscaled.append(axis) }
-
-            if i < perAxisOffset.count, let text = perAxisOffset[i] {
-                offset[i] = try parse(text, attribute: "in_accel_\(axis)_offset")
-            } else if let sharedOff {
-                offset[i] = sharedOff
-            }
         }
         if unscaled.count == 3 {
             warnings.append("no in_accel_{x,y,z}_scale or in_accel_scale attribute; using scale 1 (raw values taken as m/s²)")
@@ -96,6 +104,19 @@ package struct AxisCalibration: Sendable, Equatable {
             }
         }
         return (AxisCalibration(scale: scale, offset: offset), warnings)
+    }
+
+    /// `in_accel_{x,y,z}_offset`, else the shared offset, else 0, per axis.
+    private static func offsets(_ perAxis: [String?], shared: Double?) throws(CalibrationError) -> Vector3 {
+        var offset = Vector3.zero
+        for (i, axis) in ["x", "y", "z"].enumerated() {
+            if i < perAxis.count, let text = perAxis[i] {
+                offset[i] = try parse(text, attribute: "in_accel_\(axis)_offset")
+            } else if let shared {
+                offset[i] = shared
+            }
+        }
+        return offset
     }
 
     private static func parse(_ text: String, attribute: String) throws(CalibrationError) -> Double {

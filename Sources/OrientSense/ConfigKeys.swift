@@ -15,12 +15,12 @@ enum ValueKind: Sendable {
     case bool(@Sendable (inout DaemonConfig, Bool) -> Void)
     /// One of a fixed list of words.
     case choice([String], @Sendable (inout DaemonConfig, String) -> Void)
-    case zSign, maskList, device, mountMatrix, socket, seatUsers
+    case zSign, maskList, device, mountMatrix, socket, seatUsers, scale
 
     /// Keys whose default is "not set" accept an empty value meaning just that.
     var emptyMeansUnset: Bool {
         switch self {
-        case .device, .mountMatrix, .socket, .seatUsers: return true
+        case .device, .mountMatrix, .socket, .seatUsers, .scale: return true
         default: return false
         }
     }
@@ -111,6 +111,7 @@ let keyTable: [KeySpec] = [
 
     KeySpec(section: "sensor", name: "device", kind: .device),
     KeySpec(section: "sensor", name: "mount-matrix", kind: .mountMatrix),
+    KeySpec(section: "sensor", name: "scale", kind: .scale),
     sampling("still-interval", 0...1000, "ms") { $0.stillIntervalMs = $1 },
     sampling("still-after", 0...60000, "ms") { $0.stillAfterMs = $1 },
     sampling("motion-angle", 0...45, "degrees") { $0.motionAngleDeg = $1 },
@@ -157,6 +158,10 @@ let keyTable: [KeySpec] = [
     KeySpec(section: "dbus", name: "replace", kind: .bool { $0.dbus.replace = $1 }),
     KeySpec(section: "dbus", name: "claimers", kind: .integer(1...65536, unit: "claimers") { $0.dbus.claimers = $1 }),
 ]
+
+/// The largest `[sensor] scale`, m/s² per count: a count of 1000 m/s² (100 g)
+/// is no accelerometer's (the coarsest read in g, 9.80665 per count).
+let maxSensorScale = 1000.0
 
 /// The longest path a Unix socket address holds (`sun_path` is 108 bytes with its NUL).
 let maxSocketPathBytes = 107

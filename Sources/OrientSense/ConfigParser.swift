@@ -20,7 +20,7 @@ import OrientProtocol
 /// Numbers are strict, locale-free decimals (`100`, `0.5`, `-25`, `1e3`), written
 /// without their unit. Booleans are `true`/`false`, `yes`/`no`, `on`/`off`,
 /// `1`/`0` (any case). An empty value is an error, except for the keys whose
-/// default is "not set" (`device`, `mount-matrix`, `socket`, `seat-users`),
+/// default is "not set" (`device`, `mount-matrix`, `scale`, `socket`, `seat-users`),
 /// where it means exactly that.
 ///
 /// The text must be UTF-8 without control characters other than tab; a line is
@@ -249,6 +249,12 @@ private struct Parser {
                 let hint = error.message.containsText(form) ? "" : " (expected \(form))"
                 throw fail("mount-matrix, column \(at): \(error.message)\(hint)")
             }
+        case .scale:
+            let x = try number(key, unit: "m/s² per count", s, e)
+            guard x > 0, x <= maxSensorScale else {
+                throw fail("scale must be greater than 0 and at most \(formatNumber(maxSensorScale)) (m/s² per raw count, as in_accel_scale); found \(found(s, e))")
+            }
+            config.scale = x
         case .socket:
             guard value.utf8.first == 0x2F else {
                 throw fail("socket must be an absolute path (like \(DaemonConfig.defaultSocketPath)); found \(found(s, e))")

@@ -45,6 +45,10 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Overrides every other mount matrix source (`mount-matrix`). nil: udev,
     /// sysfs, then identity (docs/behaviour.md).
     public var mountMatrix: MountMatrix?
+    /// Overrides the sysfs scale of all three axes (`scale`), m/s² per raw
+    /// count, and stops the daemon learning g from readings at rest. nil: the
+    /// driver's `in_accel_{x,y,z}_scale` or `in_accel_scale` (docs/behaviour.md).
+    public var scale: Double?
     /// When the polled path slows down while the device rests (`still-interval`,
     /// `still-after`, `motion-angle`, `motion-magnitude`).
     public var sampling = SamplingPolicy.Settings()

@@ -1,7 +1,7 @@
 package import OrientProtocol
 
 /// The whole pure pipeline from a sensor-frame reading to a published state:
-/// mount matrix → classifier → arbiter. The mock replay and the hardware
+/// mount matrix → (learned g) → classifier → arbiter. The mock replay and the hardware
 /// sources drive the same engine, so both publish the same states for the same
 /// readings.
 ///
@@ -21,15 +21,19 @@ package struct OrientationEngine: Sendable {
     package private(set) var sensor: SensorStatus
     /// The last published state.
     package private(set) var state: StateMessage
+    /// What the readings at rest say g is: when a wrong or missing scale puts
+    /// it far from 1 g, readings are rescaled by its `gain` before the classifier.
+    package private(set) var gravity: GravityEstimate
 
     /// An engine in the startup state; `state` is already resolved (physical `undefined`).
     package init(
         classifier config: ClassifierConfig = ClassifierConfig(), mountMatrix: MountMatrix = .identity,
         natural: NaturalGeometry = .portrait, defaultAllowed: OrientationMask = .all,
-        lock: Orientation? = nil, sensor: SensorStatus, tMs: Double = 0
+        lock: Orientation? = nil, sensor: SensorStatus, tMs: Double = 0, learnsGravity: Bool = true
     ) {
         self.mountMatrix = mountMatrix
         self.classifier = Classifier(config: config)
+        gravity = GravityEstimate(OrientationEngine.gravitySettings(config), enabled: learnsGravity)
         let lock = lock == .undefined ? nil : lock
         var arbiter = Arbiter(defaultAllowed: defaultAllowed, natural: natural)
         let resolution = arbiter.resolve(physical: .undefined, constraints: [OrientationMask](), lock: lock)
@@ -41,7 +45,9 @@ package struct OrientationEngine: Sendable {
 
     /// Feeds one reading in the sensor frame; returns the new state when its content changed.
     package mutating func process(_ sample: Sample) -> StateMessage? {
-        let panel = Sample(tMs: sample.tMs, vector: mountMatrix.apply(sample.vector))
+        // A new g changes every reading's size: the filter starts again from the next one.
+        if gravity.observe(sample.vector, atMs: sample.tMs) { classifier.reset() }
+        let panel = Sample(tMs: sample.tMs, vector: mountMatrix.apply(sample.vector) * gravity.gain)
         guard classifier.process(panel) != nil else { return nil }
         return republish(at: sample.tMs)
     }
@@ -58,6 +64,10 @@ package struct OrientationEngine: Sendable {
     /// The classifier's low-pass-filtered vector (panel frame), nil before the
     /// first reading; read without copying the classifier.
     package var filtered: Vector3? { classifier.filtered }
+
+    /// `filtered` in the units the readings arrive in (panel frame, before
+    /// the learned g's rescaling), to compare with a reading.
+    package var filteredAsRead: Vector3? { classifier.filtered.map { $0 / gravity.gain } }
 
     /// Replaces the constraints; returns the new state when its content changed.
     package mutating func setConstraints(_ masks: [OrientationMask], atMs t: Double) -> StateMessage? {
@@ -88,6 +98,26 @@ package struct OrientationEngine: Sendable {
     /// Replaces the classifier parameters (keeps its orientation and filter).
     package mutating func reconfigure(_ config: ClassifierConfig) {
         classifier.reconfigure(config)
+        gravity.reconfigure(OrientationEngine.gravitySettings(config))
+    }
+
+    /// Starts or stops learning g from the readings (stopped when the config
+    /// gives the scale); stopping forgets what was learned.
+    package mutating func setLearnsGravity(_ learns: Bool) {
+        if gravity.setEnabled(learns) { classifier.reset() }
+    }
+
+    /// Forgets the learned g (another device, or its calibration changed).
+    package mutating func forgetGravity() {
+        let had = gravity.learned != nil
+        gravity.forget()
+        if had { classifier.reset() }
+    }
+
+    private static func gravitySettings(_ config: ClassifierConfig) -> GravityEstimate.Settings {
+        var settings = GravityEstimate.Settings()
+        settings.standardGravity = config.standardGravity
+        return settings
     }
 
     /// Forgets the classifier's filter and hold-offs (sensor re-enabled, resume).

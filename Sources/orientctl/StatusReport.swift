@@ -45,6 +45,9 @@ struct StatusReport {
                 fix: "check `ls /sys/bus/iio/devices`, then `sudo udevadm control --reload && sudo udevadm trigger -s iio`; "
                     + "`journalctl -u orientd` names what was skipped"))
         }
+        for problem in daemon.problems {
+            found.append(Problem(problem: (problem.sensor.map { "\($0): " } ?? "") + problem.problem, fix: problem.fix))
+        }
         if daemon.subscribers == 0, (daemon.dbusClaimers ?? 0) == 0 {
             found.append(Problem(
                 problem: "nothing follows the orientation (no subscriber): the screen will not turn",

@@ -15,7 +15,13 @@ struct DaemonStatusTests {
         natural: DaemonStatus.Decision(.landscape, reason: "drm"), zSign: DaemonStatus.Decision(1, reason: "default"),
         clients: 3, subscribers: 1, sampleReaders: 1, dbusClaimers: 2,
         lock: DaemonStatus.Lock(orientation: .leftUp, uid: 1000, pid: 4242),
-        constraints: [DaemonStatus.Constraint(id: "player", allow: ["left-up", "right-up"], client: 7, uid: 1000, pid: 99)])
+        constraints: [DaemonStatus.Constraint(id: "player", allow: ["left-up", "right-up"], client: 7, uid: 1000, pid: 99)],
+        problems: [
+            DaemonStatus.Problem(
+                sensor: "iio:device4", problem: "readings at rest are 26.1 g, not 1 g: taking 256 m/s² as g",
+                fix: "fix the scale (in_accel_scale) or set `[sensor] scale = 0.038307` in the config"),
+            DaemonStatus.Problem(problem: "a problem of no sensor in particular", fix: "a fix"),
+        ])
 
     static let bare = DaemonStatus(
         version: "0.2.0", sensorState: .absent, mountMatrix: DaemonStatus.Decision(.identity, reason: "identity"),
@@ -134,6 +140,48 @@ struct DaemonStatusTests {
             } catch {
                 #expect(error.message.contains(expected), "\(error.message)")
             }
+        }
+    }
+
+    @Test("a status without problems (a daemon before them) decodes with none; unknown members of a problem are ignored")
+    func problemsOptional() throws {
+        var members = try #require(Self.full.jsonValue().members)
+        let index = try #require(members.firstIndex { $0.key == "problems" })
+        members.remove(at: index)
+        let older = try DaemonStatus(fields: members)
+        #expect(older.problems.isEmpty)
+        var expected = Self.full
+        expected.problems = []
+        #expect(older == expected)
+        members.append(JSONMember(key: "problems", value: .null))
+        #expect(try DaemonStatus(fields: members).problems.isEmpty)
+        members[members.count - 1].value = .array([.object([
+            JSONMember(key: "problem", value: .string("p")), JSONMember(key: "fix", value: .string("f")),
+            JSONMember(key: "severity", value: .string("warning")), JSONMember(key: "since_ms", value: .number(12)),
+        ])])
+        #expect(try DaemonStatus(fields: members).problems == [DaemonStatus.Problem(problem: "p", fix: "f")])
+        #expect(Self.bare.json(seq: nil).hasSuffix(#","problems":[]}"#))
+    }
+
+    @Test("a malformed problems member is an error naming it", arguments: [
+        (JSONValue.string("none"), "'status.problems' must be an array"),
+        (.array([.string("scale")]), "'status.problems[0]' must be an object"),
+        (.array([.object([JSONMember(key: "fix", value: .string("f"))])]), "status.problems[0] is missing 'problem'"),
+        (.array([.object([JSONMember(key: "problem", value: .string("p"))])]), "status.problems[0] is missing 'fix'"),
+        (.array([.object([
+            JSONMember(key: "sensor", value: .number(4)), JSONMember(key: "problem", value: .string("p")),
+            JSONMember(key: "fix", value: .string("f")),
+        ])]), "'status.problems[0].sensor' must be a string"),
+    ] as [(JSONValue, String)])
+    func brokenProblems(value: JSONValue, expected: String) throws {
+        var members = try #require(Self.bare.jsonValue().members)
+        let index = try #require(members.firstIndex { $0.key == "problems" })
+        members[index].value = value
+        do {
+            let status = try DaemonStatus(fields: members)
+            Issue.record("\(value.json()) decoded: \(status)")
+        } catch {
+            #expect(error.message.contains(expected), "\(error.message)")
         }
     }
 

@@ -158,4 +158,21 @@ struct AxisCalibrationTests {
             #expect(error?.description.hasPrefix("\(attribute) '") == true)
         }
     }
+
+    @Test("the config's scale replaces every scale attribute, keeps the offsets, and survives a bad offset")
+    func scaleOverride() throws {
+        let (calibration, warnings) = try AxisCalibration.resolve(
+            perAxisScale: ["0", "x", nil], sharedScale: "1.000000\n", perAxisOffset: [nil, "2", nil], sharedOffset: "1",
+            scaleOverride: 0.038307)
+        #expect(calibration == AxisCalibration(scale: Vector3(repeating: 0.038307), offset: Vector3(1, 2, 1)))
+        #expect(warnings.isEmpty)
+        // No scale attribute at all: no "using scale 1" warning, the config said.
+        #expect(try AxisCalibration.resolve(
+            perAxisScale: absent, sharedScale: nil, perAxisOffset: absent, sharedOffset: nil, scaleOverride: 0.5)
+            == (AxisCalibration(scale: Vector3(repeating: 0.5)), warnings: []))
+        let (kept, offsetWarnings) = try AxisCalibration.resolve(
+            perAxisScale: absent, sharedScale: nil, perAxisOffset: absent, sharedOffset: "1,5", scaleOverride: 0.5)
+        #expect(kept == AxisCalibration(scale: Vector3(repeating: 0.5)))
+        #expect(offsetWarnings.count == 1 && offsetWarnings[0].hasPrefix("in_accel_offset '1,5': "), "\(offsetWarnings)")
+    }
 }

@@ -117,6 +117,7 @@ private let everyKey: [KeyCase] = [
     KeyCase("sensor", "mount-matrix", "0, 1, 0; -1, 0, 0; 0, 0, 1") {
         $0.mountMatrix = try? MountMatrix(rows: Vector3(0, 1, 0), Vector3(-1, 0, 0), Vector3(0, 0, 1))
     },
+    KeyCase("sensor", "scale", "0.38307") { $0.scale = 0.38307 },
     KeyCase("sensor", "still-interval", "300") { $0.sampling.stillIntervalMs = 300 },
     KeyCase("sensor", "still-after", "1500") { $0.sampling.stillAfterMs = 1500 },
     KeyCase("sensor", "motion-angle", "3.5") { $0.sampling.motionAngleDeg = 3.5 },
@@ -452,6 +453,17 @@ struct ConfigParserErrorTests {
             ("sensor", "mount-matrix = 1, 0, 0; 0, 1, 0", "mount-matrix, column 32: a mount matrix has 9 values (x1, y1, z1; x2, y2, z2; x3, y3, z3); found 6"),
             ("sensor", "mount-matrix = 0, 0, 0; 0, 1, 0; 0, 0, 1", "mount-matrix, column 16: mount matrix row 1 is all zeros"),
             ("sensor", "mount-matrix = 1, 0, x; 0, 1, 0; 0, 0, 1", "mount-matrix, column 22: 'x' is not a decimal number"),
+            ("sensor", "scale = -0.009582", "scale must be greater than 0 and at most 1000 (m/s² per raw count, as in_accel_scale); found '-0.009582'"),
+            ("sensor", "scale = 0", "scale must be greater than 0 and at most 1000 (m/s² per raw count, as in_accel_scale); found '0'"),
+            ("sensor", "scale = -0", "scale must be greater than 0 and at most 1000"),
+            ("sensor", "scale = 1001", "scale must be greater than 0 and at most 1000 (m/s² per raw count, as in_accel_scale); found '1001'"),
+            ("sensor", "scale = 1e999", "scale '1e999' is out of range"),
+            ("sensor", "scale = nan", "scale must be a decimal number of m/s² per count (like 100 or 0.5, '.' as decimal point); found 'nan'"),
+            ("sensor", "scale = inf", "scale must be a decimal number of m/s² per count (like 100 or 0.5, '.' as decimal point); found 'inf'"),
+            ("sensor", "scale = ten", "scale must be a decimal number of m/s² per count (like 100 or 0.5, '.' as decimal point); found 'ten'"),
+            ("sensor", "scale = 0,009582", "scale must be a decimal number of m/s² per count (like 100 or 0.5, '.' as decimal point); found '0,009582'"),
+            ("sensor", "scale = 0.0096m/s2", "found '0.0096m/s2' (write the number without its unit)"),
+            ("sensor", "scale = \"0.009582\"", "scale: values are written without quotes"),
             ("sensor", "still-interval = 2000", "still-interval must be from 0 to 1000 ms; found '2000'"),
             ("sensor", "still-interval = -1", "still-interval must be from 0 to 1000 ms; found '-1'"),
             ("sensor", "still-after = 250ms", "still-after must be a decimal number of ms (like 100 or 0.5, '.' as decimal point); found '250ms' (write the number without its unit)"),
@@ -469,6 +481,17 @@ struct ConfigParserErrorTests {
         ])
     func badValues(section: String, line: String, fragment: String) {
         expectConfigError(configError("# comment\n[\(section)]\n\(line)\n"), line: 3, fragment)
+    }
+
+    @Test("[sensor] scale takes the smallest and largest plausible scales, and an empty value leaves it unset")
+    func sensorScale() throws {
+        #expect(try parseConfig("[sensor]\nscale = 1e-9\n").config.scale == 1e-9)
+        #expect(try parseConfig("[sensor]\nscale = 1000\n").config.scale == 1000)
+        #expect(try parseConfig("[sensor]\nscale = 9.80665 # raw in g\n").config.scale == 9.80665)
+        #expect(try parseConfig("[sensor]\nscale =\n").config.scale == nil)
+        #expect(try parseConfig("[sensor]\nscale = 0.5\n").config.classifier == DaemonConfig().classifier)
+        expectConfigError(configError("[sensor]\nscale = 1\n[sensor]\nscale = 2\n"), line: 4, "duplicate key 'scale' in [sensor] (first set on line 2)")
+        expectConfigError(configError("[classifier]\nscale = 1\n"), line: 2, "unknown key 'scale' in [classifier]; 'scale' belongs in [sensor]")
     }
 
     @Test("a found value is cut to 32 characters in the message")

@@ -46,6 +46,9 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if case .listed(let users) = config.seatUsers {
         fuzzCheck(users.allSatisfy { !$0.isEmpty && $0 != "everyone" && !$0.contains(",") }, "seat-users \(users)")
     }
+    if let scale = config.scale {
+        fuzzCheck(scale > 0 && scale <= 1000, "scale \(scale)")
+    }
     if let socket = config.socket {
         fuzzCheck(socket.hasPrefix("/") && socket.utf8.count <= 107, "socket \(shown(socket))")
     }
@@ -116,6 +119,7 @@ func written(_ config: DaemonConfig) -> String {
         "portrait-on-landscape": config.portraitOnLandscape.rawValue,
         "device": config.device ?? "",
         "mount-matrix": config.mountMatrix?.description ?? "",
+        "scale": config.scale.map(number) ?? "",
         "still-interval": number(config.sampling.stillIntervalMs),
         "still-after": number(config.sampling.stillAfterMs),
         "motion-angle": number(config.sampling.motionAngleDeg),

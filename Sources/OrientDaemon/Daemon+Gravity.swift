@@ -1,0 +1,65 @@
+import OrientProtocol
+import OrientSense
+
+/// A wrong or missing scale: the engine learns the device's g from its readings
+/// at rest (`GravityEstimate`); the daemon says so once in the log, lists it as a
+/// problem in `status`, and forgets it when the device or its calibration changes.
+extension Daemon {
+    /// Logs a change of the engine's learned g: a warning the first time a value
+    /// is learned on a device (not again for the same value), a notice when the
+    /// readings at rest are back at 1 g.
+    func noteGravity() {
+        let learned = engine.gravity.learned
+        gravityNoted = learned
+        let prefix = sensor?.device.map { "\($0.info.sysname): " } ?? (replay != nil ? "trace: " : "")
+        guard let learned else {
+            if let warned = gravityWarned {
+                log.notice("\(prefix)readings at rest are about 1 g again: no longer taking \(formatNumber(GravityEstimate.rounded(warned, significantDigits: 4))) m/s² as g")
+            }
+            return
+        }
+        if let warned = gravityWarned, abs(learned / warned - 1) <= engine.gravity.settings.relearnTolerance { return }
+        gravityWarned = learned
+        guard let problem = gravityProblem else { return }
+        log.warning("\(prefix)\(problem.problem); \(problem.fix)")
+    }
+
+    /// Forgets the learned g when another device is chosen or the chosen one's
+    /// calibration changed (a udev `change`, the config's `scale`): it was
+    /// learned for the readings as they were.
+    func followCalibration(of sensor: HardwareSensor) {
+        let device = sensor.device?.info.sysname
+        guard device != gravityDevice || sensor.calibration != gravityCalibration else { return }
+        gravityDevice = device
+        gravityCalibration = sensor.calibration
+        mutateEngine { engine in
+            engine.forgetGravity()
+            return nil
+        }
+        gravityNoted = nil
+        gravityWarned = nil
+    }
+
+    /// The learned g as a `status` problem, with its fix; nil when none is learned.
+    var gravityProblem: DaemonStatus.Problem? {
+        guard let learned = engine.gravity.learned else { return nil }
+        let g = engine.gravity.settings.standardGravity
+        let problem = GravityEstimate.problem(learned: learned, standardGravity: g)
+        guard let sensor, let device = sensor.device else {
+            return DaemonStatus.Problem(
+                problem: problem,
+                fix: "the trace's samples are not in m/s²: record it again with the sensor's scale fixed (in_accel_scale or `[sensor] scale`)")
+        }
+        let a = device.attributes
+        let attribute: String? =
+            if a["in_accel_x_scale"] != nil || a["in_accel_y_scale"] != nil || a["in_accel_z_scale"] != nil { "in_accel_{x,y,z}_scale" }
+            else if a["in_accel_scale"] != nil { "in_accel_scale" }
+            else if a["scale"] != nil { "scale" }
+            else { nil }
+        let scale = sensor.calibration.scale
+        let fix = GravityEstimate.fix(
+            learned: learned, standardGravity: g, attribute: attribute,
+            scale: scale.x == scale.y && scale.y == scale.z ? scale.x : nil)
+        return DaemonStatus.Problem(sensor: device.info.sysname, problem: problem, fix: fix)
+    }
+}
