@@ -162,16 +162,34 @@ class UdevEngineTests(unittest.TestCase):
         self.assertNotIn("SYSTEMD_WANTS", properties)
         self.assertEqual(runs, [])
 
-    def test_an_iio_device_without_accelerometer_axes_is_ignored(self):
-        """A light sensor on the same bus gets neither the service, nor the group, nor a RUN."""
+    def iio_fixture(self, directory, name, *attributes):
+        fixture = Path(directory, f"{name}.umockdev")
+        fixture.write_text(
+            f"P: /devices/platform/{name}/iio:device1\nN: iio:device1\nE: DEVNAME=/dev/iio:device1\n"
+            "E: DEVTYPE=iio_device\nE: MAJOR=241\nE: MINOR=1\nE: SUBSYSTEM=iio\nA: dev=241:1\\n\n"
+            f"A: name={name}\\n\n" + "".join(f"A: {a}\\n\n" for a in attributes) + "\n"
+        )
+        return fixture
+
+    def test_light_proximity_and_compass_sensors_pull_in_the_service(self):
+        """orientd serves them on the D-Bus side: each spelling gets the service, the group and the RUN script."""
+        cases = {
+            "acpi-als": ["in_illuminance_raw=120"], "isl29018": ["in_illuminance0_input=50"],
+            "tcs3472": ["in_intensity_clear_raw=7"], "als": ["scan_elements/in_intensity_both_en=0"],
+            "stk3310": ["in_proximity_raw=3"], "vcnl4000": ["in_proximity0_raw=3"],
+            "magn_3d": ["scan_elements/in_rot_from_north_magnetic_tilt_comp_en=0"],
+        }
+        for name, attributes in cases.items():
+            with self.subTest(name), tempfile.TemporaryDirectory() as directory:
+                _, properties, runs, output = self.udev(self.iio_fixture(directory, name, *attributes))
+                self.assertEqual(properties.get("SYSTEMD_WANTS"), "orientd.service", output)
+                self.assertRegex(output, r"61-orientd\.rules:\d+ GROUP 990")
+                self.assertEqual(len(runs), 1, output)
+
+    def test_an_iio_device_orientd_does_not_read_is_ignored(self):
+        """A temperature sensor on the same bus gets neither the service, nor the group, nor a RUN."""
         with tempfile.TemporaryDirectory() as directory:
-            fixture = Path(directory, "als.umockdev")
-            fixture.write_text(
-                "P: /devices/platform/acpi-als/iio:device1\nN: iio:device1\nE: DEVNAME=/dev/iio:device1\n"
-                "E: DEVTYPE=iio_device\nE: MAJOR=241\nE: MINOR=1\nE: SUBSYSTEM=iio\nA: dev=241:1\\n\n"
-                "A: name=acpi-als\\n\nA: in_illuminance_raw=120\\n\nA: scan_elements/in_illuminance_en=0\\n\n\n"
-            )
-            _, properties, runs, output = self.udev(fixture)
+            _, properties, runs, output = self.udev(self.iio_fixture(directory, "tmp006", "in_temp_raw=120"))
         self.assertNotIn("SYSTEMD_WANTS", properties)
         self.assertNotIn("systemd", properties.get("TAGS", ""))
         self.assertEqual(runs, [])

@@ -57,10 +57,11 @@ SERVICE_EXPOSURES = {
     "RestrictAddressFamilies=~AF_UNIX",  # its socket, sd_notify, the journal
     "PrivateNetwork=",  # would cut udev events
     "PrivateUsers=",  # would cut udev events
-    "DeviceAllow=",  # char-iio rw, and char-rtc r from ProtectClock=
+    "DeviceAllow=",  # char-iio rw, char-input r, and char-rtc r from ProtectClock=
+    "SupplementaryGroups=",  # input: evdev accelerometers and proximity switches
 }
 #: What the polling drop-in takes off that list.
-POLLING_CLOSES = {"PrivateDevices=", "ProtectKernelTunables="}
+POLLING_CLOSES = {"PrivateDevices=", "ProtectKernelTunables=", "SupplementaryGroups="}
 
 
 class UnitVerifyTests(unittest.TestCase):
@@ -176,10 +177,12 @@ class ServiceContentTests(unittest.TestCase):
         families = " ".join(unit_values(SERVICE, "Service", "RestrictAddressFamilies")).split()
         self.assertEqual(sorted(families), ["AF_NETLINK", "AF_UNIX"])
 
-    def test_it_can_reach_iio_devices_and_nothing_else(self):
-        """DevicePolicy=closed with DeviceAllow=char-iio rw: buffered capture, no other hardware."""
+    def test_it_can_reach_iio_devices_and_input_nodes_and_nothing_else(self):
+        """DevicePolicy=closed with DeviceAllow=char-iio rw (buffered capture) and char-input r (evdev
+        accelerometers and proximity switches, through the input group): no other hardware."""
         self.assertEqual(unit_value(SERVICE, "Service", "DevicePolicy"), "closed")
-        self.assertEqual(unit_values(SERVICE, "Service", "DeviceAllow"), ["char-iio rw"])
+        self.assertEqual(unit_values(SERVICE, "Service", "DeviceAllow"), ["char-iio rw", "char-input r"])
+        self.assertEqual(unit_values(SERVICE, "Service", "SupplementaryGroups"), ["input"])
 
     def test_its_user_is_the_one_sysusers_creates_and_udev_grants(self):
         """User= and Group= are the user of orientd.sysusers and the group 61-orientd.rules hands the sensor to."""
@@ -218,7 +221,8 @@ class ServiceContentTests(unittest.TestCase):
                 log.close()
 
     def test_the_polling_dropin_restores_read_only_sys_and_private_devices(self):
-        """orientd-polling.conf sets ProtectKernelTunables=yes and PrivateDevices=yes, and drops char-iio."""
+        """orientd-polling.conf sets ProtectKernelTunables=yes and PrivateDevices=yes, and drops char-iio and the input group."""
+        self.assertEqual(unit_values(POLLING_DROPIN, "Service", "SupplementaryGroups"), [""])
         self.assertEqual(unit_value(POLLING_DROPIN, "Service", "ProtectKernelTunables"), "yes")
         self.assertEqual(unit_value(POLLING_DROPIN, "Service", "PrivateDevices"), "yes")
         self.assertEqual(unit_values(POLLING_DROPIN, "Service", "DeviceAllow"), [""])
