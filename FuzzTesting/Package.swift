@@ -38,6 +38,6 @@ let package = Package(
         fuzzTarget("FuzzConfig", ["OrientSense", "OrientProtocol"]),
         fuzzTarget("FuzzMountMatrix", ["OrientProtocol"]),
         fuzzTarget("FuzzScan", ["OrientSense"]),
-        fuzzTarget("FuzzDBus", ["OrientSense", "OrientProtocol"]),
+        fuzzTarget("FuzzDBus", ["OrientSensors", "OrientProtocol"]),
     ]
 )

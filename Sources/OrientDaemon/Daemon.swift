@@ -3,6 +3,7 @@ import Glibc
 #endif
 package import OrientSense
 import OrientProtocol
+import OrientSensors
 
 /// The daemon: one event loop owning the engine, the socket server, the clients'
 /// constraints, the rotation lock and the sensor source (a trace replay, or the

@@ -4,6 +4,7 @@ import Glibc
 import CSystemd
 import OrientProtocol
 import OrientSense
+import OrientSensors
 
 /// The daemon's D-Bus side: iio-sensor-proxy's `net.hadess.SensorProxy` on the
 /// system bus through sd-bus, driven by the daemon's own event loop (the bus

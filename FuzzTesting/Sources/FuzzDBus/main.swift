@@ -17,7 +17,7 @@
 // - Get/GetAll answer with iio-sensor-proxy's property types.
 import FuzzSupport
 import OrientProtocol
-import OrientSense
+import OrientSensors
 
 private let members = [
     "ClaimAccelerometer", "ReleaseAccelerometer", "ClaimLight", "ReleaseLight", "ClaimProximity", "ReleaseProximity",

@@ -1,7 +1,7 @@
 import OrientProtocol
 import Testing
 
-@testable import OrientSense
+@testable import OrientSensors
 
 /// The D-Bus side's decisions (SensorProxyService), without a bus: the Tests/dbus
 /// suite checks the same through real clients.
