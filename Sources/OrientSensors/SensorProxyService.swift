@@ -2,21 +2,30 @@ public import OrientProtocol
 
 /// iio-sensor-proxy's D-Bus interface (`net.hadess.SensorProxy`) as a pure state
 /// machine: calls, authorisation results, departures from the bus and published
-/// states go in; replies, unicast PropertiesChanged signals and authorisation
+/// readings go in; replies, unicast PropertiesChanged signals and authorisation
 /// requests come out. The daemon's sd-bus glue moves the messages; everything
 /// the interface decides is here, where tests and the fuzzer reach it without a
 /// bus (docs/dbus.md).
 ///
-/// Semantics, as iio-sensor-proxy 3.x has them:
-/// - claims are per sender; a second claim is a no-op; a sender that leaves
-///   the bus is released; the sensor runs while anyone claims;
-/// - `AccelerometerOrientation`/`AccelerometerTilt` stay `undefined` until a
-///   claim has a reading; the first claim's reply waits for that reading (the
-///   daemon bounds the wait with ``claimTimedOut()``);
-/// - PropertiesChanged goes to each claimer, never broadcast: orientation and
-///   tilt in separate signals, one per change;
-/// - the light, proximity and compass methods answer as iio-sensor-proxy does
-///   on a machine without those sensors, and their properties keep their defaults.
+/// Semantics, as iio-sensor-proxy 3.x has them, for each ``SensorKind``
+/// (accelerometer, light, proximity, compass):
+/// - claims are per sender and per kind; a second claim is a no-op; a sender
+///   that leaves the bus is released from every kind; a sensor runs while
+///   anyone claims it (``wants(_:)``);
+/// - every claim and release is checked with polkit (the `.authorise` action)
+///   when ``authorise`` is set, except `ReleaseAccelerometer`, which only ends
+///   the caller's own claim;
+/// - the first claim's reply waits for that sensor's first reading (the daemon
+///   bounds the wait with ``claimTimedOut(_:)``);
+/// - a kind's values are frozen while nothing claims it; the orientation and
+///   tilt stay `undefined` until a claim has a reading;
+/// - PropertiesChanged goes to that kind's claimers only, never broadcast:
+///   orientation and tilt in separate signals, `LightLevelUnit` and
+///   `LightLevel` together, the compass on its own object;
+/// - without a sensor: `LightLevelUnit` reads `lux` and `LightLevel` 0,
+///   `ProximityNear` false, `CompassHeading` −1 (unknown, so that GeoClue does
+///   not take it for north); a proximity sensor that is gone or not answering
+///   reads far, so that a phone's screen is never left blanked.
 public struct SensorProxyService: Sendable {
     /// The well-known bus name.
     public static let busName = "net.hadess.SensorProxy"
@@ -26,7 +35,7 @@ public struct SensorProxyService: Sendable {
     public static let compassPath = "/net/hadess/SensorProxy/Compass"
     /// The interface GNOME, KDE and Phosh call.
     public static let interface = "net.hadess.SensorProxy"
-    /// The compass interface (answered: no compass).
+    /// The compass interface (GeoClue calls it).
     public static let compassInterface = "net.hadess.SensorProxy.Compass"
     /// The standard properties interface.
     public static let propertiesInterface = "org.freedesktop.DBus.Properties"
@@ -37,9 +46,9 @@ public struct SensorProxyService: Sendable {
 
     /// Bounds that keep a flood of callers from costing the daemon memory.
     public struct Limits: Sendable, Equatable {
-        /// Most senders holding an accelerometer claim at once.
+        /// Most senders holding a claim of one kind at once (each kind has its own count).
         public var claimers = 256
-        /// Most claims waiting for polkit at once.
+        /// Most claims and releases waiting for polkit at once.
         public var pendingAuthorisations = 64
         /// The defaults.
         public init() {}
@@ -50,25 +59,41 @@ public struct SensorProxyService: Sendable {
     /// Bounds on claimers and pending authorisations.
     public var limits: Limits
 
-    /// Senders holding an accelerometer claim.
-    public private(set) var claimers: Set<String> = []
-    /// Claim replies held until the first reading (first claim) or until polkit answers.
-    public private(set) var waitingForReading: [UInt64] = []
-    /// Claims waiting for polkit: token → (sender, what is claimed).
-    private var authorising: [UInt64: (sender: String, kind: ClaimKind)] = [:]
+    /// The senders claiming each kind.
+    var claims = PerKind<Set<String>>([])
+    /// Claim replies held until that kind's first reading (first claim, and the
+    /// claims made while it waits).
+    var waiting = PerKind<[UInt64]>([])
+    /// Calls waiting for polkit: token → (sender, what it asked).
+    private var authorising: [UInt64: (sender: String, request: Request)] = [:]
     /// The last reading the daemon published.
-    public private(set) var reading: Reading
-    /// The values published on the bus (frozen while nothing claims).
-    public private(set) var orientation: Orientation = .undefined
-    /// The tilt published on the bus (frozen while nothing claims).
-    public private(set) var tilt: Tilt = .undefined
+    public internal(set) var reading: Reading
     /// The `HasAccelerometer` published on the bus.
-    public private(set) var hasAccelerometer: Bool
+    public internal(set) var hasAccelerometer: Bool
+    /// The orientation published on the bus (frozen while nothing claims).
+    public internal(set) var orientation: Orientation = .undefined
+    /// The tilt published on the bus (frozen while nothing claims).
+    public internal(set) var tilt: Tilt = .undefined
+    /// The `HasAmbientLight` published on the bus.
+    public internal(set) var hasAmbientLight: Bool
+    /// The `LightLevel` and `LightLevelUnit` published on the bus: the level is
+    /// frozen while nothing claims the light sensor; the unit is the sensor's
+    /// (`lux` without one, or before its first reading).
+    public internal(set) var lightLevel: LightLevel
+    /// The `HasProximity` published on the bus.
+    public internal(set) var hasProximity: Bool
+    /// The `ProximityNear` published on the bus (false without a reading).
+    public internal(set) var proximityNear = false
+    /// The `HasCompass` published on the bus.
+    public internal(set) var hasCompass: Bool
+    /// The `CompassHeading` published on the bus: degrees in [0, 360), or
+    /// ``CompassHeading/unknown`` (−1).
+    public internal(set) var compassHeading = CompassHeading.unknown
 
-    private enum ClaimKind: Sendable {
-        case accelerometer
-        /// Light and proximity: answered after polkit, nothing to sample.
-        case other
+    /// What a call asks of a sensor kind.
+    enum Request: Sendable, Equatable {
+        case claim(SensorKind)
+        case release(SensorKind)
     }
 
     /// A service that asks polkit first when `authorise`, starting from `reading`.
@@ -77,24 +102,41 @@ public struct SensorProxyService: Sendable {
         self.reading = reading
         self.limits = limits
         hasAccelerometer = reading.hasAccelerometer
+        hasAmbientLight = reading.light.isPresent
+        lightLevel = LightLevel(0, unit: reading.light.value?.unit ?? .lux)
+        hasProximity = reading.proximity.isPresent
+        hasCompass = reading.compass.isPresent
     }
 
-    /// A reading counts only from a sensor that is there.
-    private var readingIsFresh: Bool { reading.fresh && reading.hasAccelerometer }
+    /// The senders holding an accelerometer claim (the orientation's claimers,
+    /// which status counts).
+    public var claimers: Set<String> { claims[.accelerometer] }
 
-    /// The sensor is needed: someone claims, or a claim waits for polkit or a reading.
-    public var wantsSensor: Bool { !claimers.isEmpty }
+    /// The senders claiming `kind`.
+    public func claimers(of kind: SensorKind) -> Set<String> { claims[kind] }
 
-    /// A claim reply waits for the first reading: the daemon bounds the wait.
-    public var awaitingReading: Bool { !waitingForReading.isEmpty }
+    /// Every sender holding a claim of any kind: the senders watched on the bus.
+    public var claimingSenders: Set<String> {
+        SensorKind.allCases.reduce(into: Set<String>()) { $0.formUnion(claims[$1]) }
+    }
 
-    /// Claims waiting for polkit.
+    /// Someone claims `kind`: the daemon reads that sensor.
+    public func wants(_ kind: SensorKind) -> Bool { !claims[kind].isEmpty }
+
+    /// Someone claims the accelerometer: ``wants(_:)`` for `.accelerometer`.
+    public var wantsSensor: Bool { wants(.accelerometer) }
+
+    /// A claim reply of `kind` waits for that sensor's first reading: the daemon
+    /// bounds the wait and then calls ``claimTimedOut(_:)``.
+    public func awaitingReading(_ kind: SensorKind) -> Bool { !waiting[kind].isEmpty }
+
+    /// Calls waiting for polkit.
     public var pendingAuthorisations: Int { authorising.count }
 
     // MARK: Calls
 
     /// Handles one method call; `token` names it in the `.reply` that answers it
-    /// (now, or later for a held claim).
+    /// (now, or later for a held claim or one waiting for polkit).
     public mutating func receive(_ call: Call, token: UInt64) -> [Action] {
         let onMain = call.path == Self.path
         guard onMain || call.path == Self.compassPath else {
@@ -109,210 +151,117 @@ public struct SensorProxyService: Sendable {
             guard call.signature.isEmpty else { return [badSignature(call, token, expected: "")] }
             return [.reply(token: token, .xml(onMain ? SensorProxyIntrospection.main : SensorProxyIntrospection.compass))]
         case own?, nil:
-            guard call.signature.isEmpty || !methodNames(own).contains(call.member) else {
-                return [badSignature(call, token, expected: "")]
-            }
-            return method(call, token: token, onMain: onMain)
+            guard let request = Self.request(call.member, onMain: onMain) else { return [unknownMethod(call, token)] }
+            guard call.signature.isEmpty else { return [badSignature(call, token, expected: "")] }
+            return handle(request, from: call.sender, token: token)
         default:
             return [.reply(token: token, .error(name: DBusError.unknownInterface, message: "No such interface '\(call.interface ?? "")' on object at path \(call.path)"))]
         }
     }
 
-    private func methodNames(_ interface: String) -> [String] {
-        interface == Self.interface
-            ? ["ClaimAccelerometer", "ReleaseAccelerometer", "ClaimLight", "ReleaseLight", "ClaimProximity", "ReleaseProximity"]
-            : ["ClaimCompass", "ReleaseCompass"]
-    }
-
-    private mutating func method(_ call: Call, token: UInt64, onMain: Bool) -> [Action] {
-        switch (onMain, call.member) {
-        case (true, "ClaimAccelerometer"): return claim(call.sender, .accelerometer, token: token)
-        case (true, "ReleaseAccelerometer"): return release(call.sender) + [.reply(token: token, .empty)]
-        case (true, "ClaimLight"), (true, "ClaimProximity"): return claim(call.sender, .other, token: token)
-        // Without such sensors a release has nothing to stop, and iio-sensor-proxy
-        // checks polkit for it as for a claim: answered the same way.
-        case (true, "ReleaseLight"), (true, "ReleaseProximity"): return claim(call.sender, .other, token: token)
-        // iio-sensor-proxy asks polkit for none of the compass methods.
-        case (false, "ClaimCompass"), (false, "ReleaseCompass"): return [.reply(token: token, .empty)]
-        default: return [unknownMethod(call, token)]
+    /// The claim or release `member` names on the main object or the compass's.
+    static func request(_ member: String, onMain: Bool) -> Request? {
+        let kinds: [SensorKind] = onMain ? [.accelerometer, .light, .proximity] : [.compass]
+        for kind in kinds {
+            if member == "Claim" + kind.methodSuffix { return .claim(kind) }
+            if member == "Release" + kind.methodSuffix { return .release(kind) }
         }
+        return nil
     }
 
-    private mutating func claim(_ sender: String, _ kind: ClaimKind, token: UInt64) -> [Action] {
-        guard authorise else { return granted(sender, kind, token: token) }
+    private mutating func handle(_ request: Request, from sender: String, token: UInt64) -> [Action] {
+        // Releasing the accelerometer ends the caller's own claim only, and has
+        // never asked polkit here; the other releases ask, as iio-sensor-proxy does.
+        if request == .release(.accelerometer) || !authorise { return carryOut(request, for: sender, token: token) }
         guard authorising.count < limits.pendingAuthorisations else {
             return [.reply(token: token, .error(name: DBusError.limitsExceeded, message: "Too many claims waiting for authorisation; try again"))]
         }
-        authorising[token] = (sender, kind)
+        authorising[token] = (sender, request)
         return [.authorise(token: token, sender: sender)]
     }
 
     /// Polkit's answer to an `.authorise` action (`allowed` false also when polkit
     /// failed; `detail` then says why).
     public mutating func authorised(token: UInt64, allowed: Bool, detail: String? = nil) -> [Action] {
-        guard let (sender, kind) = authorising.removeValue(forKey: token) else { return [] }
+        guard let (sender, request) = authorising.removeValue(forKey: token) else { return [] }
         guard allowed else {
             return [.reply(token: token, .error(name: DBusError.accessDenied, message: "Not Authorized: \(detail ?? "Sensor claim not allowed")"))]
         }
-        return granted(sender, kind, token: token)
+        return carryOut(request, for: sender, token: token)
     }
 
-    private mutating func granted(_ sender: String, _ kind: ClaimKind, token: UInt64) -> [Action] {
-        guard kind == .accelerometer else { return [.reply(token: token, .empty)] }
-        if claimers.contains(sender) {
+    private mutating func carryOut(_ request: Request, for sender: String, token: UInt64) -> [Action] {
+        switch request {
+        case .claim(let kind): return claim(kind, for: sender, token: token)
+        case .release(let kind): return release(kind, for: sender) + [.reply(token: token, .empty)]
+        }
+    }
+
+    private mutating func claim(_ kind: SensorKind, for sender: String, token: UInt64) -> [Action] {
+        if claims[kind].contains(sender) {
             // A repeated claim while the first waits for its reading waits with it.
-            if awaitingReading {
-                waitingForReading.append(token)
+            if awaitingReading(kind) {
+                waiting[kind].append(token)
                 return []
             }
             return [.reply(token: token, .empty)]
         }
-        guard claimers.count < limits.claimers else {
-            return [.reply(token: token, .error(name: DBusError.limitsExceeded, message: "Too many claimers (limit \(limits.claimers))"))]
+        guard claims[kind].count < limits.claimers else {
+            return [.reply(token: token, .error(name: DBusError.limitsExceeded, message: "Too many claimers of the \(kind.rawValue) (limit \(limits.claimers))"))]
         }
-        claimers.insert(sender)
-        var actions: [Action] = [.watch(sender: sender)]
-        if hasAccelerometer, !readingIsFresh || awaitingReading {
-            waitingForReading.append(token)
+        let firstClaim = !claimingSenders.contains(sender)
+        claims[kind].insert(sender)
+        var actions: [Action] = firstClaim ? [.watch(sender: sender)] : []
+        if isPresent(kind), !hasValue(kind) || awaitingReading(kind) {
+            waiting[kind].append(token)
+            // What the sensor gives without a value is published now (a
+            // proximity sensor not read yet reads far): the held reply must not
+            // come with a value frozen since the last claim.
+            actions += publish(kind)
         } else {
             actions += [.reply(token: token, .empty)]
-            actions += publish(to: claimers)
+            actions += publish(kind)
         }
         return actions
     }
 
-    private mutating func release(_ sender: String) -> [Action] {
-        guard claimers.remove(sender) != nil else { return [] }
-        return [.unwatch(sender: sender)]
+    private mutating func release(_ kind: SensorKind, for sender: String) -> [Action] {
+        guard claims[kind].remove(sender) != nil else { return [] }
+        return claimingSenders.contains(sender) ? [] : [.unwatch(sender: sender)]
     }
 
-    /// `sender` left the bus: its claims end, and its claims waiting for polkit
-    /// are answered now (the bus drops the replies; every call gets exactly one).
+    /// `sender` left the bus: its claims of every kind end, and its calls
+    /// waiting for polkit are answered now (the bus drops the replies; every
+    /// call gets exactly one).
     public mutating func left(_ sender: String) -> [Action] {
         var actions: [Action] = []
         for (token, entry) in authorising.sorted(by: { $0.key < $1.key }) where entry.sender == sender {
             authorising[token] = nil
             actions.append(.reply(token: token, .error(name: DBusError.accessDenied, message: "Not Authorized: the caller left the bus")))
         }
-        return actions + release(sender)
-    }
-
-    // MARK: Readings
-
-    /// The daemon published a state: update the properties and tell the claimers.
-    public mutating func update(_ new: Reading) -> [Action] {
-        reading = new
-        var actions: [Action] = []
-        if new.hasAccelerometer != hasAccelerometer {
-            hasAccelerometer = new.hasAccelerometer
-            if !hasAccelerometer {
-                orientation = .undefined
-                tilt = .undefined
-                // Held claims were waiting for a sensor that is gone: answered now.
-                actions += answerWaiting()
-            }
-            var changes = [Change("HasAccelerometer", .bool(hasAccelerometer))]
-            if readingIsFresh, !claimers.isEmpty {
-                orientation = new.orientation
-                tilt = new.tilt
-            }
-            changes += [Change("AccelerometerOrientation", .string(orientation.rawValue)), Change("AccelerometerTilt", .string(tilt.rawValue))]
-            for claimer in claimers.sorted() { actions.append(.signal(destination: claimer, changes: changes)) }
-        }
-        guard readingIsFresh, !claimers.isEmpty else { return actions }
-        // The held replies go before the signals: the properties already hold the
-        // reading, and a client that takes its first values from the properties
-        // after the reply and then follows the signals (Debian's monitor-sensor)
-        // misses nothing.
-        let replies = answerWaiting()
-        return actions + replies + publish(to: claimers)
-    }
-
-    /// The bound on the first reading passed: the held replies go out with what there is.
-    public mutating func claimTimedOut() -> [Action] { answerWaiting() }
-
-    private mutating func answerWaiting() -> [Action] {
-        let tokens = waitingForReading
-        waitingForReading = []
-        return tokens.map { .reply(token: $0, .empty) }
-    }
-
-    /// Takes the reading's values when they differ from the published ones; one
-    /// signal per changed property per claimer.
-    private mutating func publish(to destinations: Set<String>) -> [Action] {
-        guard readingIsFresh else { return [] }
-        var changes: [Change] = []
-        if reading.orientation != orientation {
-            orientation = reading.orientation
-            changes.append(Change("AccelerometerOrientation", .string(orientation.rawValue)))
-        }
-        if reading.tilt != tilt {
-            tilt = reading.tilt
-            changes.append(Change("AccelerometerTilt", .string(tilt.rawValue)))
-        }
-        var actions: [Action] = []
-        for change in changes {
-            for destination in destinations.sorted() { actions.append(.signal(destination: destination, changes: [change])) }
-        }
+        for kind in SensorKind.allCases { actions += release(kind, for: sender) }
         return actions
     }
 
-    // MARK: Properties
+    /// The bound on `kind`'s first reading passed: its held replies go out with
+    /// what there is.
+    public mutating func claimTimedOut(_ kind: SensorKind) -> [Action] { answerWaiting(kind) }
 
-    /// Every property of `interface`, in iio-sensor-proxy's order.
-    public func properties(of interface: String) -> [Change]? {
-        switch interface {
-        case Self.interface:
-            return [
-                Change("HasAccelerometer", .bool(hasAccelerometer)),
-                Change("AccelerometerOrientation", .string(orientation.rawValue)),
-                Change("AccelerometerTilt", .string(tilt.rawValue)),
-                Change("HasAmbientLight", .bool(false)),
-                Change("LightLevelUnit", .string("vendor")),
-                Change("LightLevel", .double(0)),
-                Change("HasProximity", .bool(false)),
-                Change("ProximityNear", .bool(false)),
-            ]
-        case Self.compassInterface:
-            return [Change("HasCompass", .bool(false)), Change("CompassHeading", .double(0))]
-        default:
-            return nil
+    mutating func answerWaiting(_ kind: SensorKind) -> [Action] {
+        let tokens = waiting[kind]
+        waiting[kind] = []
+        return tokens.map { .reply(token: $0, .empty) }
+    }
+}
+
+extension SensorKind {
+    /// The kind's name in the interface's methods: `ClaimLight`, `ReleaseCompass`.
+    var methodSuffix: String {
+        switch self {
+        case .accelerometer: "Accelerometer"
+        case .light: "Light"
+        case .proximity: "Proximity"
+        case .compass: "Compass"
         }
-    }
-
-    private func properties(_ call: Call, own: String) -> Reply {
-        func noInterface(_ name: String) -> Reply {
-            .error(name: DBusError.invalidArgs, message: "No such interface '\(name)' on object at path \(call.path)")
-        }
-        switch call.member {
-        case "Get":
-            guard call.signature == "ss", call.strings.count == 2 else { return badArguments(call, expected: "ss") }
-            guard call.strings[0] == own, let all = properties(of: own) else { return noInterface(call.strings[0]) }
-            guard let value = all.first(where: { $0.name == call.strings[1] })?.value else {
-                return .error(name: DBusError.invalidArgs, message: "No such property '\(call.strings[1])'")
-            }
-            return .value(value)
-        case "GetAll":
-            guard call.signature == "s", call.strings.count == 1 else { return badArguments(call, expected: "s") }
-            guard call.strings[0] == own, let all = properties(of: own) else { return noInterface(call.strings[0]) }
-            return .all(all)
-        case "Set":
-            guard call.signature == "ssv" else { return badArguments(call, expected: "ssv") }
-            return .error(name: DBusError.propertyReadOnly, message: "Every property of \(own) is read-only")
-        default:
-            return .error(name: DBusError.unknownMethod, message: "No such method '\(call.member)' in \(Self.propertiesInterface)")
-        }
-    }
-
-    private func badArguments(_ call: Call, expected: String) -> Reply {
-        .error(name: DBusError.invalidArgs, message: "Type of message, '(\(call.signature))', does not match expected type '(\(expected))'")
-    }
-
-    private func badSignature(_ call: Call, _ token: UInt64, expected: String) -> Action {
-        .reply(token: token, badArguments(call, expected: expected))
-    }
-
-    private func unknownMethod(_ call: Call, _ token: UInt64) -> Action {
-        .reply(token: token, .error(name: DBusError.unknownMethod, message: "Method '\(call.member)' does not exist on object \(call.path)"))
     }
 }
