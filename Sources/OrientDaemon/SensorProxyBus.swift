@@ -35,6 +35,8 @@ final class SensorProxyBus {
     private var busTimer: EventLoop.TimerID?
     /// One bound per kind on the first claim's wait for that sensor's first reading.
     private var claimTimers: [SensorKind: EventLoop.TimerID] = [:]
+    /// The claimers of each kind after the last actions were carried out (what the logs and the demand last said).
+    private var knownClaims: [SensorKind: Set<String>] = [:]
     private var reconnectTimer: EventLoop.TimerID?
     /// Calls not answered yet (held claims, claims waiting for polkit), referenced.
     private var calls: [UInt64: OpaquePointer] = [:]
@@ -173,6 +175,7 @@ final class SensorProxyBus {
         // Every claim ended with the connection: the claimers' own connections
         // cannot reach a daemon that is no longer on the bus.
         service = SensorProxyBus.freshService(settings, reading: service.reading)
+        knownClaims = [:]
         onDemandChange?()
     }
 
@@ -288,7 +291,6 @@ final class SensorProxyBus {
     }
 
     private func perform(_ actions: [SensorProxyService.Action]) {
-        let before = service
         for action in actions {
             switch action {
             case .reply(let token, let reply): send(reply, to: token)
@@ -301,9 +303,10 @@ final class SensorProxyBus {
         }
         var demandChanged = false
         for kind in SensorKind.allCases {
-            let was = before.claimers(of: kind), now = service.claimers(of: kind)
+            let was = knownClaims[kind] ?? [], now = service.claimers(of: kind)
             if was != now {
                 demandChanged = true
+                knownClaims[kind] = now
                 logClaims(of: kind, was: was, now: now)
             }
             boundClaimWait(kind)
