@@ -28,6 +28,7 @@ let package = Package(
         .executable(name: "fuzz-mount-matrix", targets: ["FuzzMountMatrix"]),
         .executable(name: "fuzz-scan", targets: ["FuzzScan"]),
         .executable(name: "fuzz-dbus", targets: ["FuzzDBus"]),
+        .executable(name: "fuzz-sensors", targets: ["FuzzSensors"]),
     ],
     dependencies: [.package(name: "orientd", path: "..")],
     targets: [
@@ -39,5 +40,6 @@ let package = Package(
         fuzzTarget("FuzzMountMatrix", ["OrientProtocol"]),
         fuzzTarget("FuzzScan", ["OrientSense"]),
         fuzzTarget("FuzzDBus", ["OrientSensors", "OrientProtocol"]),
+        fuzzTarget("FuzzSensors", ["OrientSensors"]),
     ]
 )
