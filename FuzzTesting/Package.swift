@@ -28,6 +28,7 @@ let package = Package(
         .executable(name: "fuzz-mount-matrix", targets: ["FuzzMountMatrix"]),
         .executable(name: "fuzz-scan", targets: ["FuzzScan"]),
         .executable(name: "fuzz-dbus", targets: ["FuzzDBus"]),
+        .executable(name: "fuzz-sensors", targets: ["FuzzSensors"]),
     ],
     dependencies: [.package(name: "orientd", path: "..")],
     targets: [
@@ -38,6 +39,7 @@ let package = Package(
         fuzzTarget("FuzzConfig", ["OrientSense", "OrientProtocol"]),
         fuzzTarget("FuzzMountMatrix", ["OrientProtocol"]),
         fuzzTarget("FuzzScan", ["OrientSense"]),
-        fuzzTarget("FuzzDBus", ["OrientSense", "OrientProtocol"]),
+        fuzzTarget("FuzzDBus", ["OrientSensors", "OrientProtocol"]),
+        fuzzTarget("FuzzSensors", ["OrientSensors"]),
     ]
 )

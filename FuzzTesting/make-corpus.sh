@@ -25,7 +25,7 @@ seed() {
 
 rm -rf "$corpus"
 mkdir -p "$corpus/fuzz-request" "$corpus/fuzz-trace" "$corpus/fuzz-config" \
-    "$corpus/fuzz-mount-matrix" "$corpus/fuzz-scan" "$corpus/fuzz-dbus"
+    "$corpus/fuzz-mount-matrix" "$corpus/fuzz-scan" "$corpus/fuzz-dbus" "$corpus/fuzz-sensors"
 
 # fuzz-request: every → and ← line of the protocol document, and the JSON lines
 # the protocol tests feed the decoders (raw strings #"…"# without interpolation).
@@ -92,6 +92,20 @@ printf '\004\004\000\000\000\000\000\000\000\000\000\000\000\000\001\000\000\000
 printf '\004\004\003\001\001\001\000\002\000\003\001\000\001\010\000\001\000\001\000\001\011\000\000\002\000\002\013\000\004\000\000\000\000' | seed fuzz-dbus
 # A claim with no sensor, the sensor appearing fresh, then going.
 printf '\001\001\000\000\000\001\000\000\003\000\000\000\004\003\002\005\004\000\000\000\005' | seed fuzz-dbus
+# Light, compass and proximity present with values, claimed by three senders (the
+# compass on its object); then all three not answering (proximity was near);
+# the compass's bound passing; a claimer leaving.
+printf '\004\004\003\052\002\001\001\001\001\000\000\001\000\000\002\000\000\002\001\003\006\000\000\003\000\000\004\004\013\025\001\001\005\003\003\001' | seed fuzz-dbus
+
+# fuzz-sensors: value NUL scale NUL offset, as sysfs gives them; hwmon's '(a,b)';
+# near levels; the texts iio-sensor-proxy reads wrong or a hostile sysfs could give.
+printf '10\n\0002\n\0005\n' | seed fuzz-sensors
+printf '10\0002' | seed fuzz-sensors
+printf '(12,200)\n' | seed fuzz-sensors
+printf '( 0 , 255 )' | seed fuzz-sensors
+printf '100\n\00095\000110' | seed fuzz-sensors
+printf '0.000001\0001e308\000-1e308' | seed fuzz-sensors
+printf '1,5\000nan\000' | seed fuzz-sensors
 
 echo "$(du -sb "$corpus" | cut -f1) bytes in $corpus"
 for d in "$corpus"/*; do echo "$(ls "$d" | wc -l) seeds in $(basename "$d")"; done

@@ -18,7 +18,7 @@ cd "$here"
 seconds=${FUZZ_SECONDS:-60}
 swift=${SWIFT:-swift}
 artifacts="$here/.artifacts"
-targets=${*:-fuzz-request fuzz-trace fuzz-config fuzz-mount-matrix fuzz-scan fuzz-dbus}
+targets=${*:-fuzz-request fuzz-trace fuzz-config fuzz-mount-matrix fuzz-scan fuzz-dbus fuzz-sensors}
 
 # The Swift runtime's backtracer would otherwise be spawned on each crash and can
 # hold a pipe open, so that a run never ends.
@@ -49,7 +49,8 @@ done
 
 # Longest input per target: a protocol line a little past the 4096-byte default
 # limit; several trace and config lines, each at most 4096 bytes; a mount matrix
-# past its 512-byte limit; four scan types and a few scans.
+# past its 512-byte limit; four scan types and a few scans; three sysfs
+# attributes a little past their 64-byte limit.
 max_len() {
     case $1 in
         fuzz-request) echo 4200 ;;
@@ -58,6 +59,7 @@ max_len() {
         fuzz-mount-matrix) echo 600 ;;
         fuzz-scan) echo 512 ;;
         fuzz-dbus) echo 2048 ;;
+        fuzz-sensors) echo 256 ;;
     esac
 }
 dict() {
@@ -68,6 +70,7 @@ dict() {
         fuzz-mount-matrix) echo mount-matrix.dict ;;
         fuzz-scan) echo scan.dict ;;
         fuzz-dbus) echo dbus.dict ;;
+        fuzz-sensors) echo sensors.dict ;;
     esac
 }
 

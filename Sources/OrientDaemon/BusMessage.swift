@@ -1,5 +1,5 @@
 import CSystemd
-import OrientSense
+import OrientSensors
 
 /// What the D-Bus side writes into an sd-bus message: strings, the variants of
 /// ``SensorProxyService/Value`` and the `a{sv}` dictionaries of properties that

@@ -4,6 +4,7 @@ import Glibc
 package import OrientSense
 import OrientSensors
 import OrientProtocol
+import OrientSensors
 
 /// The daemon: one event loop owning the engine, the socket server, the clients'
 /// constraints, the rotation lock and the sensor source (a trace replay, or the

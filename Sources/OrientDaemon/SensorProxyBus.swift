@@ -4,6 +4,7 @@ import Glibc
 import CSystemd
 import OrientProtocol
 import OrientSense
+import OrientSensors
 
 /// The daemon's D-Bus side: iio-sensor-proxy's `net.hadess.SensorProxy` on the
 /// system bus through sd-bus, driven by the daemon's own event loop (the bus
@@ -32,7 +33,10 @@ final class SensorProxyBus {
     private var bus: OpaquePointer?
     private var fd: Int32 = -1
     private var busTimer: EventLoop.TimerID?
-    private var claimTimer: EventLoop.TimerID?
+    /// One bound per kind on the first claim's wait for that sensor's first reading.
+    private var claimTimers: [SensorKind: EventLoop.TimerID] = [:]
+    /// The claimers of each kind after the last actions were carried out (what the logs and the demand last said).
+    private var knownClaims: [SensorKind: Set<String>] = [:]
     private var reconnectTimer: EventLoop.TimerID?
     /// Calls not answered yet (held claims, claims waiting for polkit), referenced.
     private var calls: [UInt64: OpaquePointer] = [:]
@@ -43,7 +47,7 @@ final class SensorProxyBus {
     private(set) var owner = false
     /// RequestName was answered (a later NameAcquired is news worth a log line).
     private var nameAnswered = false
-    /// Told when the sensor demand may have changed.
+    /// Told when the demand for any kind of sensor (or the claimers) may have changed.
     var onDemandChange: (() -> Void)?
 
     /// The sender a track is for, handed to sd-bus's C callback.
@@ -80,8 +84,14 @@ final class SensorProxyBus {
         SensorProxyService(authorise: settings.polkit != .off, reading: reading, limits: settings.limits)
     }
 
+    /// Someone claims `kind`: the daemon reads that sensor.
+    func wants(_ kind: SensorKind) -> Bool { service.wants(kind) }
+    /// Someone claims the accelerometer.
     var wantsSensor: Bool { service.wantsSensor }
-    var awaitingReading: Bool { service.awaitingReading }
+    /// A claim of `kind` waits for that sensor's first reading.
+    func awaitingReading(_ kind: SensorKind) -> Bool { service.awaitingReading(kind) }
+    /// An accelerometer claim waits for the first reading.
+    var awaitingReading: Bool { service.awaitingReading(.accelerometer) }
 
     /// Applies reloaded settings (the name's flags take effect at the next connection).
     func reconfigure(_ new: Settings) {
@@ -153,9 +163,9 @@ final class SensorProxyBus {
         for (_, message) in calls { sd_bus_message_unref(message) }
         calls = [:]
         loop.cancel(busTimer)
-        loop.cancel(claimTimer)
         busTimer = nil
-        claimTimer = nil
+        for timer in claimTimers.values { loop.cancel(timer) }
+        claimTimers = [:]
         if fd >= 0 { loop.unwatch(fd) }
         fd = -1
         if let bus { sd_bus_flush_close_unref(bus) }
@@ -165,6 +175,7 @@ final class SensorProxyBus {
         // Every claim ended with the connection: the claimers' own connections
         // cannot reach a daemon that is no longer on the bus.
         service = SensorProxyBus.freshService(settings, reading: service.reading)
+        knownClaims = [:]
         onDemandChange?()
     }
 
@@ -280,37 +291,56 @@ final class SensorProxyBus {
     }
 
     private func perform(_ actions: [SensorProxyService.Action]) {
-        let wanted = service.wantsSensor
         for action in actions {
             switch action {
             case .reply(let token, let reply): send(reply, to: token)
             case .authorise(let token, let sender): checkAuthorization(token: token, sender: sender)
-            case .watch(let sender):
-                log.info("D-Bus: \(sender) claims the accelerometer (\(claimersText))")
-                watch(sender)
-            case .unwatch(let sender):
-                log.info("D-Bus: \(sender) released the accelerometer (\(claimersText))")
-                unwatch(sender)
-            case .signal(let destination, let changes): signal(changes, to: destination)
+            case .watch(let sender): watch(sender)
+            case .unwatch(let sender): unwatch(sender)
+            case .signal(let destination, let path, let interface, let changes):
+                signal(changes, to: destination, path: path, interface: interface)
             }
         }
-        if service.awaitingReading, claimTimer == nil {
-            claimTimer = loop.schedule(atMs: MonotonicClock.nowMs() + settings.claimWaitMs) { [unowned self] in
-                self.claimTimer = nil
-                self.perform(self.service.claimTimedOut())
+        var demandChanged = false
+        for kind in SensorKind.allCases {
+            let was = knownClaims[kind] ?? [], now = service.claimers(of: kind)
+            if was != now {
+                demandChanged = true
+                knownClaims[kind] = now
+                logClaims(of: kind, was: was, now: now)
             }
-        } else if !service.awaitingReading, claimTimer != nil {
-            loop.cancel(claimTimer)
-            claimTimer = nil
+            boundClaimWait(kind)
         }
-        if service.wantsSensor != wanted || actions.contains(where: { if case .watch = $0 { return true } else { return false } }) {
-            onDemandChange?()
-        }
+        if demandChanged { onDemandChange?() }
         rearm()
     }
 
-    private var claimersText: String {
-        "\(service.claimers.count) claimer\(service.claimers.count == 1 ? "" : "s")"
+    /// Arms `kind`'s bound on the first reading while a claim waits for one; cancels it once none does.
+    private func boundClaimWait(_ kind: SensorKind) {
+        let armed = claimTimers[kind] != nil
+        if service.awaitingReading(kind), !armed {
+            claimTimers[kind] = loop.schedule(atMs: MonotonicClock.nowMs() + settings.claimWaitMs) { [unowned self] in
+                self.claimTimers[kind] = nil
+                self.perform(self.service.claimTimedOut(kind))
+            }
+        } else if !service.awaitingReading(kind), armed {
+            loop.cancel(claimTimers.removeValue(forKey: kind))
+        }
+    }
+
+    private func logClaims(of kind: SensorKind, was: Set<String>, now: Set<String>) {
+        let count = "\(now.count) claimer\(now.count == 1 ? "" : "s")"
+        for sender in now.subtracting(was).sorted() { log.info("D-Bus: \(sender) claims \(Self.sensorName(kind)) (\(count))") }
+        for sender in was.subtracting(now).sorted() { log.info("D-Bus: \(sender) released \(Self.sensorName(kind)) (\(count))") }
+    }
+
+    private static func sensorName(_ kind: SensorKind) -> String {
+        switch kind {
+        case .accelerometer: "the accelerometer"
+        case .light: "the light sensor"
+        case .proximity: "the proximity sensor"
+        case .compass: "the compass"
+        }
     }
 
     private func send(_ reply: SensorProxyService.Reply, to token: UInt64) {
@@ -341,15 +371,15 @@ final class SensorProxyBus {
         sd_bus_message_unref(message)
     }
 
-    private func signal(_ changes: [SensorProxyService.Change], to destination: String) {
+    private func signal(_ changes: [SensorProxyService.Change], to destination: String, path: String, interface: String) {
         guard let bus else { return }
         var message: OpaquePointer?
-        guard sd_bus_message_new_signal(bus, &message, SensorProxyService.path, SensorProxyService.propertiesInterface, "PropertiesChanged") >= 0,
+        guard sd_bus_message_new_signal(bus, &message, path, SensorProxyService.propertiesInterface, "PropertiesChanged") >= 0,
             let message
         else { return }
         defer { sd_bus_message_unref(message) }
         sd_bus_message_set_destination(message, destination)
-        BusMessage.appendString(message, SensorProxyService.interface)
+        BusMessage.appendString(message, interface)
         BusMessage.appendDictionary(message, changes)
         sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s")
         sd_bus_message_close_container(message)
@@ -404,7 +434,7 @@ final class SensorProxyBus {
 
     private func left(_ sender: String) {
         guard tracks[sender] != nil || service.pendingAuthorisations > 0 else { return }
-        log.info("D-Bus: \(sender) left the bus; its claim ends")
+        log.info("D-Bus: \(sender) left the bus; its claims end")
         perform(service.left(sender))
     }
 

@@ -39,7 +39,9 @@ package func attributeNumber(_ text: String, attribute: String) throws(Attribute
             message = "the attribute is empty"
         } else if trimmed.utf8.count > 64 {
             message = "too long for a number"
-        } else if trimmed.contains(",") {
+        } else if trimmed.utf8.contains(UInt8(ascii: ",")) {
+            // (Not `contains(",")`: the substring search comes from
+            // _StringProcessing, which orientd does not link.)
             message = "not a decimal number: sysfs numbers use '.' as the decimal point"
         } else {
             message = "not a decimal number"

@@ -87,24 +87,33 @@ public struct LightChannel: Sendable, Equatable {
     /// when absent). A missing scale counts as 1 and a missing offset as 0.
     ///
     /// - Throws: when a text is not a finite decimal number, a scale is 0 or
-    ///   negative, or the level comes out negative or not finite; the error
+    ///   negative, or the level comes out negative or too large; the error
     ///   names the attribute.
     public func level(value valueText: String, scale scaleText: String?, offset offsetText: String?) throws(AttributeError) -> Double {
         let raw = try attributeNumber(valueText, attribute: value)
         var level = raw
         if !isProcessed {
+            // A text given for an attribute the channel did not name is still
+            // applied, under the name the channel's own would have.
+            let prefix = value.hasSuffix("_raw") ? String(value.dropLast(4)) : value
             var scaleValue = 1.0
-            if let scaleText, let scale {
-                scaleValue = try attributeNumber(scaleText, attribute: scale)
-                guard scaleValue > 0 else { throw AttributeError(attribute: scale, value: scaleText, message: "a light scale must be above 0") }
+            if let scaleText {
+                let name = scale ?? prefix + "_scale"
+                scaleValue = try attributeNumber(scaleText, attribute: name)
+                guard scaleValue > 0 else { throw AttributeError(attribute: name, value: scaleText, message: "a light scale must be above 0") }
             }
-            let offsetValue = try offsetText.map { text throws(AttributeError) in try attributeNumber(text, attribute: offset ?? "offset") } ?? 0
+            var offsetValue = 0.0
+            if let offsetText { offsetValue = try attributeNumber(offsetText, attribute: offset ?? prefix + "_offset") }
             level = (raw + offsetValue) * scaleValue
         }
-        guard level.isFinite, level >= 0 else {
+        guard level.isFinite else {
+            throw AttributeError(attribute: value, value: valueText, message: "gives a level too large to represent")
+        }
+        guard level >= 0 else {
             throw AttributeError(attribute: value, value: valueText, message: "gives \(level) lux, below 0")
         }
-        return level
+        // -0 (a raw "-0") is published as 0.
+        return level + 0
     }
 
     /// The poll interval in ms: the integration time when the device gives a

@@ -25,11 +25,14 @@ public struct ProximityThreshold: Sendable, Equatable {
     /// A threshold at `nearLevel`, far to start with.
     public init(nearLevel: Double, band: Double = 0.1) {
         self.nearLevel = nearLevel
-        self.band = min(max(band, 0), 0.9)
+        self.band = Self.clamped(band)
     }
 
     /// The level below which a near reading turns far.
-    public var farBelow: Double { nearLevel * (1 - band) }
+    public var farBelow: Double { nearLevel * (1 - Self.clamped(band)) }
+
+    /// A band in [0, 0.9] (NaN: the default 0.1), also when `band` was set directly.
+    private static func clamped(_ band: Double) -> Double { band.isNaN ? 0.1 : min(max(band, 0), 0.9) }
 
     /// Takes one raw reading; returns the decision (a non-finite reading keeps it).
     @discardableResult
@@ -55,7 +58,8 @@ public enum CompassHeading {
         let value = (raw + offset) * scale
         guard value.isFinite, scale > 0 else { return nil }
         let wrapped = value.truncatingRemainder(dividingBy: 360)
-        let heading = wrapped < 0 ? wrapped + 360 : wrapped
+        // A tiny negative remainder plus 360 rounds to 360 itself; -0 is 0.
+        let heading = wrapped < 0 ? wrapped + 360 : wrapped + 0
         return heading >= 360 ? 0 : heading
     }
 

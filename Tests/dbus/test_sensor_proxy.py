@@ -16,6 +16,15 @@ import unittest
 from bus import (HID, REPO, IFACE, LEFT_UP_RAW, NAME, NORMAL_RAW, PATH, BusClient, GLib, SensorProxyTestCase,
                  dbus_error_name, wait_until)
 
+COMPASS_PATH = PATH + "/Compass"
+COMPASS_IFACE = IFACE + ".Compass"
+# The installed policy gives the compass to the geoclue user alone; the tests'
+# clients (root) stand in for GeoClue with the same rules.
+AS_GEOCLUE = """  <policy user="root">
+""" + "".join(f"""    <allow send_destination="{NAME}" send_interface="{interface}" send_path="{COMPASS_PATH}"/>
+""" for interface in (COMPASS_IFACE, "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties",
+                      "org.freedesktop.DBus.Peer")) + "  </policy>\n"
+
 
 class MonitorSensorTests(SensorProxyTestCase):
     def test_monitor_sensor_sees_the_accelerometer_and_each_orientation_change(self):
@@ -100,7 +109,7 @@ class IntrospectionTests(SensorProxyTestCase):
 
 class PropertyTests(SensorProxyTestCase):
     def test_properties_read_before_any_claim(self):
-        """before any claim: HasAccelerometer true, orientation and tilt undefined, no light or proximity"""
+        """before any claim: HasAccelerometer true, orientation and tilt undefined, no light or proximity (unit lux)"""
         self.sysfs.add(HID)
         self.start_proxy()
         reader = self.client()
@@ -110,7 +119,7 @@ class PropertyTests(SensorProxyTestCase):
         everything = reader.call("GetAll", GLib.Variant("(s)", (IFACE,)), interface="org.freedesktop.DBus.Properties")[0]
         self.assertEqual(everything, {
             "HasAccelerometer": True, "AccelerometerOrientation": "undefined", "AccelerometerTilt": "undefined",
-            "HasAmbientLight": False, "LightLevelUnit": "vendor", "LightLevel": 0.0,
+            "HasAmbientLight": False, "LightLevelUnit": "lux", "LightLevel": 0.0,
             "HasProximity": False, "ProximityNear": False})
 
     def test_busctl_reads_a_property(self):
@@ -121,16 +130,68 @@ class PropertyTests(SensorProxyTestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(result.stdout.strip(), "b true")
 
-    def test_light_and_proximity_answer_as_without_such_sensors(self):
-        """ClaimLight, ReleaseLight, ClaimProximity, ReleaseProximity succeed and change nothing"""
+    def test_light_and_proximity_without_such_sensors(self):
+        """Claim/Release of light and proximity succeed at once on a machine without them, and change nothing"""
         self.sysfs.add(HID)
         self.start_proxy()
         client = self.client()
-        for method in ("ClaimLight", "ReleaseLight", "ClaimProximity", "ReleaseProximity"):
+        for method in ("ClaimLight", "ClaimProximity", "ReleaseLight", "ReleaseProximity"):
+            started = time.monotonic()
             self.assertEqual(client.call(method), ())
+            self.assertLess(time.monotonic() - started, 1.0, f"{method} answered at once")
         self.assertEqual(client.get("HasAmbientLight"), False)
+        self.assertEqual(client.get("LightLevelUnit"), "lux")
         self.assertEqual(client.get("HasProximity"), False)
+        self.assertEqual(client.get("ProximityNear"), False)
         self.assertEqual(self.claimers(), 0)
+        self.daemon.wait_for_log(rf"{re.escape(client.name)} released the proximity sensor \(0 claimers\)")
+
+    def test_the_compass_is_geoclues_alone(self):
+        """the bus policy keeps everyone but the geoclue user from the compass object, as iio-sensor-proxy's does"""
+        self.sysfs.add(HID)
+        self.start_proxy()
+        client = self.client()
+        for member, args, interface in [
+                ("ClaimCompass", None, COMPASS_IFACE),
+                ("Get", GLib.Variant("(ss)", (COMPASS_IFACE, "CompassHeading")), "org.freedesktop.DBus.Properties"),
+                ("Introspect", None, "org.freedesktop.DBus.Introspectable")]:
+            with self.subTest(member=member):
+                with self.assertRaises(GLib.Error) as raised:
+                    client.call(member, args, interface=interface, path=COMPASS_PATH)
+                self.assertEqual(dbus_error_name(raised.exception), "org.freedesktop.DBus.Error.AccessDenied")
+                self.assertIn("Rejected send message", str(raised.exception))
+        self.assertEqual(client.get("HasAccelerometer"), True)
+
+
+class CompassTests(SensorProxyTestCase):
+    bus_extra = AS_GEOCLUE
+
+    def test_claim_and_release_compass_without_a_compass(self):
+        """ClaimCompass and ReleaseCompass succeed at once on a machine without a compass"""
+        self.sysfs.add(HID)
+        self.start_proxy()
+        client = self.client()
+        for method in ("ClaimCompass", "ReleaseCompass"):
+            started = time.monotonic()
+            self.assertEqual(client.call(method, interface=COMPASS_IFACE, path=COMPASS_PATH), ())
+            self.assertLess(time.monotonic() - started, 1.0, f"{method} answered at once")
+        self.daemon.wait_for_log(rf"{re.escape(client.name)} released the compass \(0 claimers\)")
+
+    def test_compass_heading_is_unknown_without_a_compass(self):
+        """without a compass, HasCompass is false and CompassHeading -1 (unknown), not 0 (which GeoClue takes for north)"""
+        self.sysfs.add(HID)
+        self.start_proxy()
+        client = self.client()
+        everything = client.call("GetAll", GLib.Variant("(s)", (COMPASS_IFACE,)), interface="org.freedesktop.DBus.Properties",
+                                 path=COMPASS_PATH)[0]
+        self.assertEqual(everything, {"HasCompass": False, "CompassHeading": -1.0})
+        client.call("ClaimCompass", interface=COMPASS_IFACE, path=COMPASS_PATH)
+        heading = client.call("Get", GLib.Variant("(ss)", (COMPASS_IFACE, "CompassHeading")),
+                              interface="org.freedesktop.DBus.Properties", path=COMPASS_PATH)[0]
+        self.assertEqual(heading, -1.0)
+        result = self.run_client(["busctl", "--system", "get-property", NAME, COMPASS_PATH, COMPASS_IFACE, "CompassHeading"])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.strip(), "d -1")
 
     def test_the_published_orientation_is_the_effective_one(self):
         """a rotation lock taken on the socket is what D-Bus claimers see"""
@@ -228,6 +289,7 @@ class ClaimTests(SensorProxyTestCase):
 
 class PolkitTests(SensorProxyTestCase):
     dbus_config = "polkit = auto\n"
+    bus_extra = AS_GEOCLUE
 
     def start_polkit(self, allowed):
         env = self.client_environment()
@@ -265,6 +327,22 @@ class PolkitTests(SensorProxyTestCase):
         client.claim()
         self.wait_claimers(1)
         self.assertEqual(client.get("AccelerometerOrientation"), "normal")
+
+    def test_polkit_refusing_the_action_refuses_claim_compass(self):
+        """ClaimCompass is checked with polkit too (iio-sensor-proxy 3.7+): refused without polkit's yes, allowed with it"""
+        self.sysfs.add(HID)
+        self.start_polkit([])
+        self.start_proxy()
+        client = self.client()
+        with self.assertRaises(GLib.Error) as raised:
+            client.call("ClaimCompass", interface=COMPASS_IFACE, path=COMPASS_PATH)
+        self.assertEqual(dbus_error_name(raised.exception), "org.freedesktop.DBus.Error.AccessDenied")
+        self.assertNotRegex(self.daemon.log(), r"claims the compass")
+        client.call("SetAllowed", GLib.Variant("(as)", (["net.hadess.SensorProxy.claim-sensor"],)),
+                    interface="org.freedesktop.DBus.Mock", path="/org/freedesktop/PolicyKit1/Authority",
+                    destination="org.freedesktop.PolicyKit1")
+        self.assertEqual(client.call("ClaimCompass", interface=COMPASS_IFACE, path=COMPASS_PATH), ())
+        self.daemon.wait_for_log(rf"{re.escape(client.name)} claims the compass \(1 claimer\)")
 
     def test_polkit_required_without_polkit_refuses(self):
         """polkit = required on a bus without polkit refuses claims, as iio-sensor-proxy does"""

@@ -34,8 +34,11 @@ extension SensorProxyService {
 
     /// A property's value, in the D-Bus types the interface uses.
     public enum Value: Sendable, Equatable {
+        /// `b`.
         case bool(Bool)
+        /// `s`.
         case string(String)
+        /// `d`.
         case double(Double)
     }
 
@@ -49,6 +52,7 @@ extension SensorProxyService {
         case all([Change])
         /// `Introspectable.Introspect`: the XML.
         case xml(String)
+        /// A D-Bus error (``DBusError``'s names) with a message for a person.
         case error(name: String, message: String)
     }
 
@@ -56,14 +60,18 @@ extension SensorProxyService {
     public enum Action: Sendable, Equatable {
         /// Answer call `token`.
         case reply(token: UInt64, Reply)
-        /// Ask polkit whether `sender` may claim; answer with ``authorised(token:allowed:detail:)``.
+        /// Ask polkit whether `sender` may claim (or release) a sensor; answer
+        /// with ``SensorProxyService/authorised(token:allowed:detail:)``.
         case authorise(token: UInt64, sender: String)
-        /// Watch `sender` on the bus; call ``left(_:)`` when it is gone (it may be gone already).
+        /// Watch `sender` on the bus (its first claim of any kind); call
+        /// ``SensorProxyService/left(_:)`` when it is gone (it may be gone already).
         case watch(sender: String)
-        /// Stop watching `sender`.
+        /// Stop watching `sender` (it released its last claim).
         case unwatch(sender: String)
-        /// A PropertiesChanged signal on `path` for `interface`, sent to `destination` only.
-        case signal(destination: String, changes: [Change])
+        /// A PropertiesChanged signal on object `path` for `interface`, sent to
+        /// `destination` only (``SensorProxyService/path`` and
+        /// ``SensorProxyService/interface``, or the compass's path and interface).
+        case signal(destination: String, path: String, interface: String, changes: [Change])
     }
 
     /// A property and its value: one change in a PropertiesChanged signal, one
@@ -80,7 +88,9 @@ extension SensorProxyService {
         }
     }
 
-    /// What the daemon currently publishes, as the interface needs it.
+    /// What the daemon currently publishes, as the interface needs it. The
+    /// daemon passes a new one to ``SensorProxyService/update(_:)`` whenever any
+    /// field changes.
     public struct Reading: Sendable, Equatable {
         /// An accelerometer is present (or a trace is replayed).
         public var hasAccelerometer: Bool
@@ -90,13 +100,29 @@ extension SensorProxyService {
         public var orientation: Orientation
         /// The tilt, published beside the orientation.
         public var tilt: Tilt
+        /// The ambient light sensor: absent, or its latest level and unit (nil
+        /// while it has not been read since it opened).
+        public var light: SensorValue<LightLevel>
+        /// The proximity sensor: absent, or whether an object is near (nil
+        /// while it has not been read, or has stopped answering).
+        public var proximity: SensorValue<Bool>
+        /// The compass: absent, or the heading in degrees from magnetic north,
+        /// [0, 360) (nil while it has not been read).
+        public var compass: SensorValue<Double>
 
-        /// A reading with every field given.
-        public init(hasAccelerometer: Bool, fresh: Bool, orientation: Orientation, tilt: Tilt) {
+        /// A reading with the accelerometer's fields given; the other sensors
+        /// are absent unless given.
+        public init(
+            hasAccelerometer: Bool, fresh: Bool, orientation: Orientation, tilt: Tilt,
+            light: SensorValue<LightLevel> = .absent, proximity: SensorValue<Bool> = .absent, compass: SensorValue<Double> = .absent
+        ) {
             self.hasAccelerometer = hasAccelerometer
             self.fresh = fresh
             self.orientation = orientation
             self.tilt = tilt
+            self.light = light
+            self.proximity = proximity
+            self.compass = compass
         }
     }
 }

@@ -1,14 +1,12 @@
 import OrientProtocol
 import Testing
 
-@testable import OrientSense
+@testable import OrientSensors
 
 /// The D-Bus side's decisions (SensorProxyService), without a bus: the Tests/dbus
 /// suite checks the same through real clients.
 @Suite("iio-sensor-proxy's interface")
 struct SensorProxyServiceTests {
-    typealias Service = SensorProxyService
-
     static let idle = Service.Reading(hasAccelerometer: true, fresh: false, orientation: .normal, tilt: .vertical)
     static let leftUp = Service.Reading(hasAccelerometer: true, fresh: true, orientation: .leftUp, tilt: .vertical)
 
@@ -22,12 +20,12 @@ struct SensorProxyServiceTests {
         var service = Service(authorise: false, reading: Self.idle)
         #expect(service.receive(call("ClaimAccelerometer"), token: 1) == [.watch(sender: ":1.1")])
         #expect(service.orientation == .undefined)
-        #expect(service.awaitingReading)
+        #expect(service.awaitingReading(.accelerometer))
         let actions = service.update(Self.leftUp)
         #expect(actions.first == .reply(token: 1, .empty))
         #expect(actions.dropFirst() == [
-            .signal(destination: ":1.1", changes: [Service.Change("AccelerometerOrientation", .string("left-up"))]),
-            .signal(destination: ":1.1", changes: [Service.Change("AccelerometerTilt", .string("vertical"))]),
+            .main(":1.1", Service.Change("AccelerometerOrientation", .string("left-up"))),
+            .main(":1.1", Service.Change("AccelerometerTilt", .string("vertical"))),
         ])
         #expect(service.orientation == .leftUp)
     }
@@ -50,8 +48,8 @@ struct SensorProxyServiceTests {
         turned.orientation = .normal
         turned.tilt = .faceUp
         #expect(service.update(turned) == [
-            .signal(destination: ":1.1", changes: [Service.Change("AccelerometerOrientation", .string("normal"))]),
-            .signal(destination: ":1.1", changes: [Service.Change("AccelerometerTilt", .string("face-up"))]),
+            .main(":1.1", Service.Change("AccelerometerOrientation", .string("normal"))),
+            .main(":1.1", Service.Change("AccelerometerTilt", .string("face-up"))),
         ])
         _ = service.receive(call("ReleaseAccelerometer", from: ":1.1"), token: 2)
         #expect(service.update(Self.leftUp).isEmpty)
@@ -88,10 +86,9 @@ struct SensorProxyServiceTests {
         var service = Service(authorise: false, reading: Service.Reading(hasAccelerometer: false, fresh: false, orientation: .normal, tilt: .undefined))
         #expect(service.receive(call("ClaimAccelerometer"), token: 1) == [.watch(sender: ":1.1"), .reply(token: 1, .empty)])
         let actions = service.update(Self.leftUp)
-        #expect(actions.first == .signal(destination: ":1.1", changes: [
-            Service.Change("HasAccelerometer", .bool(true)), Service.Change("AccelerometerOrientation", .string("left-up")),
-            Service.Change("AccelerometerTilt", .string("vertical")),
-        ]))
+        #expect(actions.first == .main(
+            ":1.1", Service.Change("HasAccelerometer", .bool(true)), Service.Change("AccelerometerOrientation", .string("left-up")),
+            Service.Change("AccelerometerTilt", .string("vertical"))))
         var gone = Self.leftUp
         gone.hasAccelerometer = false
         _ = service.update(gone)
