@@ -265,10 +265,17 @@ package final class Daemon {
         // not; anyone else's samples are thinned and never keep the sensor at
         // full rate.
         sensor.fullRate = connections.contains { $0.wantsSamples && $0.sampleThinning == nil }
+        for (kind, slot) in hub?.slots ?? [:] { slot.wanted = sensorWanted(kind, connections: connections) }
         if !sensor.wanted {
             loop.cancel(deadlineTimer)
             deadlineTimer = nil
         }
+    }
+
+    /// Light, proximity and the compass are read while a D-Bus client claims
+    /// them.
+    private func sensorWanted(_ kind: SensorKind, connections: [ClientConnection]) -> Bool {
+        sensorProxy?.wants(kind) == true
     }
 
     func answerPendingGets() {
@@ -338,9 +345,20 @@ package final class Daemon {
         case .active: reading = readingsSinceActive > 0
         case .idle, .absent: reading = false
         }
+        var light = SensorValue<LightLevel>.absent
+        var proximity = SensorValue<Bool>.absent
+        var compass = SensorValue<Double>.absent
+        for slot in hub?.slots.values.map({ $0 }) ?? [] {
+            switch slot.value {
+            case .absent: break
+            case .light(let level): light = .present(level)
+            case .proximity(let near): proximity = .present(near)
+            case .compass(let heading): compass = .present(heading)
+            }
+        }
         return SensorProxyService.Reading(
             hasAccelerometer: state.sensor != .absent, fresh: reading && state.physical != .undefined,
-            orientation: state.orientation, tilt: state.tilt)
+            orientation: state.orientation, tilt: state.tilt, light: light, proximity: proximity, compass: compass)
     }
 
     func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {
