@@ -82,6 +82,7 @@ extension DaemonStatus {
             },
             lock: lock, constraints: constraints,
             constraintCount: max(constraints.count, try root.count("constraints_total")))
+        sensors = try DaemonStatus.sensorEntries(in: fields)
     }
 }
 

@@ -140,6 +140,9 @@ public struct DaemonStatus: Sendable, Equatable {
     public var constraints: [Constraint]
     /// How many constraints are in force (`constraints` may list fewer).
     public var constraintCount: Int
+    /// Every sensor the daemon found or skipped (`sensors`), accelerometer
+    /// first; empty from a daemon older than the list.
+    public var sensors: [SensorEntry] = []
 
     /// A status; `constraintCount` defaults to the number of `constraints`.
     public init(
