@@ -172,7 +172,7 @@ struct ProtocolMessageRequestTests {
         for name in RequestDecoder.maskNames {
             #expect(throws: Never.self) { try OrientationMask(name: name, natural: .portrait) }
         }
-        #expect(RequestDecoder.ops.count == 9)
+        #expect(RequestDecoder.ops.count == 10)
     }
 }
 
