@@ -125,7 +125,13 @@ package struct Scenario: Sendable {
         addReading(EnvironmentSample(tMs: ms ?? durationMs, proximity: near))
     }
 
+    /// Adds `reading` in time order; readings of one instant share a line.
     private mutating func addReading(_ reading: EnvironmentSample) {
+        if let same = environment.firstIndex(where: { $0.tMs == reading.tMs }) {
+            environment[same].light = reading.light ?? environment[same].light
+            environment[same].proximity = reading.proximity ?? environment[same].proximity
+            return
+        }
         let index = environment.firstIndex { $0.tMs > reading.tMs } ?? environment.endIndex
         environment.insert(reading, at: index)
     }
