@@ -123,6 +123,30 @@ struct SensorTests {
         try daemon.stopCleanly()
     }
 
+    @Test("a watcher that does not read is not sent a backlog: its readings are coalesced and it stays connected")
+    func slowWatcherIsCoalesced() throws {
+        let daemon = try DaemonHarness(["--mock", Self.callTrace, "--loop", "--speed", "max"])
+        let slow = try daemon.connect()
+        #expect(try slow.request(#"{"op":"watch-sensors","sensors":["light","proximity"]}"#).type == "ok")
+        let fast = try daemon.connect()
+        #expect(try fast.request(#"{"op":"watch-sensors","sensors":["light","proximity"]}"#).type == "ok")
+        // Far more readings than the slow client's socket buffer and its 64 KiB of
+        // queued replies hold, had they been queued.
+        var count = 0
+        while count < 40_000, try fast.read(timeout: 10).type == "sensor" { count += 1 }
+        #expect(count == 40_000)
+        #expect(!daemon.stderr.contains("bytes of replies unread"), "\(daemon.stderr)")
+        // It is still connected, and once it reads it gets a get's reply after what was sent.
+        try slow.send(#"{"op":"get","seq":7}"#)
+        var readings = 0
+        while let message = Optional(try slow.read(timeout: 10)), message.seq != 7 {
+            #expect(message.type == "sensor", "\(message)")
+            readings += 1
+        }
+        #expect(readings < 40_000, "\(readings) readings: not coalesced")
+        try daemon.stopCleanly()
+    }
+
     // MARK: orientctl
 
     @Test("orientctl watch --sensors prints the readings now, then each change, until SIGINT")
