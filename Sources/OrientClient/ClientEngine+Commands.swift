@@ -75,6 +75,19 @@ extension ClientEngine {
             guard sampleSubscribers.removeValue(forKey: id) != nil else { return }
             reconcileSubscriptions()
 
+        case .addSensorSubscriber(let id, let sensors, let continuation, let ready):
+            if phase == .disconnected, let error = connect() {
+                ready(.failure(error))
+                continuation.finish()
+                return
+            }
+            sensorSubscribers[id] = SensorSubscriber(sensors: sensors, continuation: continuation, ready: ready)
+            reconcileSubscriptions()
+
+        case .removeSensorSubscriber(let id):
+            guard sensorSubscribers.removeValue(forKey: id) != nil else { return }
+            reconcileSubscriptions()
+
         case .addConnectionObserver(let id, let continuation):
             connectionObservers[id] = continuation
             if phase == .ready { continuation.yield(.connected) }
@@ -113,6 +126,26 @@ extension ClientEngine {
         if wantSamples && !serverSamples {
             send(.samples, kind: .samples)
             serverSamples = true
+        }
+        reconcileSensors()
+    }
+
+    /// Brings this connection's `watch-sensors` in line with the sensor
+    /// subscribers: one request in flight at a time, for the union of their
+    /// sets. A subscriber whose sensors are all watched already is ready at once.
+    func reconcileSensors() {
+        guard phase == .ready, !sensorsInFlight else { return }
+        let wanted = sensorSubscribers.values.reduce(into: Set<EnvironmentSensor>()) { $0.formUnion($1.sensors) }
+        if wanted != serverSensors {
+            send(.watchSensors(wanted), kind: .watchSensors(wanted))
+            sensorsInFlight = true
+            return
+        }
+        // Nothing to send, but a new subscriber may wait: it needs the readings,
+        // which only a reply carries; ask again for the same set.
+        if sensorSubscribers.values.contains(where: { $0.ready != nil }) {
+            send(.watchSensors(wanted), kind: .watchSensors(wanted))
+            sensorsInFlight = true
         }
     }
 }

@@ -33,6 +33,9 @@ extension ClientEngine {
         case .sample(let tMs, let vector):
             let sample = Sample(tMs: tMs, vector: vector)
             for subscriber in sampleSubscribers.values { subscriber.continuation.yield(sample) }
+        case .sensor(let reading):
+            guard serverSensors.contains(reading.sensor) else { return }
+            deliver([reading], waitingToo: false)
         }
     }
 
@@ -100,6 +103,56 @@ extension ClientEngine {
 
         case .samples:
             samplesReply(message, serverError)
+
+        case .watchSensors(let sensors):
+            sensorsReply(sensors, message, serverError)
+        }
+    }
+
+    private func sensorsReply(_ sensors: Set<EnvironmentSensor>, _ message: ServerMessage, _ serverError: ProtocolError?) {
+        sensorsInFlight = false
+        let readings: [SensorMessage]
+        do throws(OrientClientError) {
+            if let serverError { throw .server(serverError) }
+            guard case .ok(_, let fields) = message else {
+                throw .protocol("expected ok in reply to watch-sensors, got \(message.kindName)")
+            }
+            do {
+                readings = try SensorMessage.readings(okFields: fields)
+            } catch {
+                throw .protocol("bad reply to 'watch-sensors': \(error.message)")
+            }
+        } catch {
+            // The daemon changed nothing: those still waiting fail (they asked
+            // for what was refused); the others keep what they had.
+            for (id, subscriber) in sensorSubscribers {
+                guard let ready = subscriber.ready else { continue }
+                sensorSubscribers[id] = nil
+                ready(.failure(error))
+                subscriber.continuation.finish()
+            }
+            return
+        }
+        serverSensors = sensors
+        deliver(readings, waitingToo: true)
+        reconcileSensors()
+    }
+
+    /// Gives each sensor subscriber the readings of its sensors that differ
+    /// from the last it was given; with `waitingToo`, subscribers waiting for
+    /// the reply whose sensors are all watched now become ready first.
+    private func deliver(_ readings: [SensorMessage], waitingToo: Bool) {
+        for (id, subscriber) in sensorSubscribers {
+            if let ready = subscriber.ready {
+                guard waitingToo, subscriber.sensors.isSubset(of: serverSensors) else { continue }
+                sensorSubscribers[id]?.ready = nil
+                ready(.success(()))
+            }
+            for reading in readings where subscriber.sensors.contains(reading.sensor) {
+                if sensorSubscribers[id]?.last[reading.sensor] == reading { continue }
+                sensorSubscribers[id]?.last[reading.sensor] = reading
+                subscriber.continuation.yield(reading)
+            }
         }
     }
 
@@ -160,6 +213,14 @@ extension ClientEngine {
         case .release(let completion):
             if case .timedOut = error { completion?(.failure(error)) } else { completion?(.success(())) }
         case .samples: failSampleWaiters(error)
+        case .watchSensors:
+            sensorsInFlight = false
+            for (id, subscriber) in sensorSubscribers {
+                guard let ready = subscriber.ready else { continue }
+                sensorSubscribers[id] = nil
+                ready(.failure(error))
+                subscriber.continuation.finish()
+            }
         case .reconstrain, .subscribe, .unsubscribe: break
         }
     }
@@ -175,6 +236,7 @@ extension ServerMessage {
         case .error: return "error"
         case .sample: return "sample"
         case .status: return "status"
+        case .sensor: return "sensor"
         }
     }
 }

@@ -30,6 +30,8 @@ final class ClientEngine {
         case subscribe
         case unsubscribe
         case samples
+        /// `watch-sensors` with this set, sent by `reconcileSubscriptions`.
+        case watchSensors(Set<EnvironmentSensor>)
     }
 
     struct Pending {
@@ -49,6 +51,15 @@ final class ClientEngine {
         var continuation: AsyncStream<Sample>.Continuation
         /// Waiting for the `samples` reply's metadata; nil once it was given.
         var header: (@Sendable (Result<Trace, OrientClientError>) -> Void)?
+    }
+
+    struct SensorSubscriber {
+        var sensors: Set<EnvironmentSensor>
+        var continuation: AsyncStream<SensorMessage>.Continuation
+        /// Waiting for the `watch-sensors` reply; nil once it came.
+        var ready: (@Sendable (Result<Void, OrientClientError>) -> Void)?
+        /// The reading last given, per sensor, so a repeat (after a reconnect) is not given again.
+        var last: [EnvironmentSensor: SensorMessage] = [:]
     }
 
     struct LiveConstraint {
@@ -73,6 +84,11 @@ final class ClientEngine {
     var queued: [(request: Request, kind: PendingKind)] = []
     var stateSubscribers: [UInt64: StateSubscriber] = [:]
     var sampleSubscribers: [UInt64: SampleSubscriber] = [:]
+    var sensorSubscribers: [UInt64: SensorSubscriber] = [:]
+    /// The sensors this connection's last answered `watch-sensors` watches.
+    var serverSensors: Set<EnvironmentSensor> = []
+    /// A `watch-sensors` is in flight: reconcile again once it is answered.
+    var sensorsInFlight = false
     /// Told when the connection is ready and when it is lost (`connectionEvents()`).
     var connectionObservers: [UInt64: AsyncStream<ConnectionEvent>.Continuation] = [:]
     /// Constraints the daemon acknowledged, in registration order; re-registered
@@ -102,7 +118,7 @@ final class ClientEngine {
 
     /// Whether anything must survive a dropped connection (so the engine reconnects).
     var needsConnection: Bool {
-        !stateSubscribers.isEmpty || !sampleSubscribers.isEmpty || !constraints.isEmpty
+        !stateSubscribers.isEmpty || !sampleSubscribers.isEmpty || !sensorSubscribers.isEmpty || !constraints.isEmpty
     }
 
     // MARK: The loop
@@ -182,6 +198,12 @@ final class ClientEngine {
             subscriber.header?(.failure(gone))
             subscriber.continuation.finish()
         }
+        let sensors = sensorSubscribers.values
+        sensorSubscribers = [:]
+        for subscriber in sensors {
+            subscriber.ready?(.failure(gone))
+            subscriber.continuation.finish()
+        }
         let observers = connectionObservers.values
         connectionObservers = [:]
         for observer in observers { observer.finish() }
@@ -231,6 +253,8 @@ final class ClientEngine {
         serverSamples = false
         samplesHeader = nil
         latestState = nil
+        serverSensors = []
+        sensorsInFlight = false
         let entries = pending.sorted { $0.key < $1.key }.map(\.value)
         pending = [:]
         let waiting = queued

@@ -20,6 +20,12 @@ enum EngineCommand: Sendable {
     case addSampleSubscriber(
         UInt64, AsyncStream<Sample>.Continuation, header: @Sendable (Result<Trace, OrientClientError>) -> Void)
     case removeSampleSubscriber(UInt64)
+    /// A consumer of the readings of `sensors`; `ready` completes with the
+    /// `watch-sensors` reply (the readings then come on the stream).
+    case addSensorSubscriber(
+        UInt64, Set<EnvironmentSensor>, AsyncStream<SensorMessage>.Continuation,
+        ready: @Sendable (Result<Void, OrientClientError>) -> Void)
+    case removeSensorSubscriber(UInt64)
     /// Someone who wants to hear when the connection comes and goes.
     case addConnectionObserver(UInt64, AsyncStream<ConnectionEvent>.Continuation)
     case removeConnectionObserver(UInt64)
@@ -36,8 +42,12 @@ enum EngineCommand: Sendable {
         case .addSampleSubscriber(_, let continuation, let header):
             header(.failure(error))
             continuation.finish()
+        case .addSensorSubscriber(_, _, let continuation, let ready):
+            ready(.failure(error))
+            continuation.finish()
         case .addConnectionObserver(_, let continuation): continuation.finish()
-        case .removeStateSubscriber, .removeSampleSubscriber, .removeConnectionObserver, .shutdown: break
+        case .removeStateSubscriber, .removeSampleSubscriber, .removeSensorSubscriber, .removeConnectionObserver, .shutdown:
+            break
         }
     }
 }

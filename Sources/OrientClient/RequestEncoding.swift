@@ -14,6 +14,8 @@ extension Request {
         case .unlock: s += "\"unlock\""
         case .samples: s += "\"samples\""
         case .status: s += "\"status\""
+        case .watchSensors(let sensors):
+            s += "\"watch-sensors\",\"sensors\":[" + sensors.sorted().map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
         case .constrain(let id, let allow):
             s += "\"constrain\",\"id\":" + jsonQuoted(id) + ",\"allow\":["
             s += allow.map(jsonQuoted).joined(separator: ",")
@@ -43,6 +45,7 @@ extension Request {
         case .unlock: return "unlock"
         case .samples: return "samples"
         case .status: return "status"
+        case .watchSensors: return "watch-sensors"
         }
     }
 }

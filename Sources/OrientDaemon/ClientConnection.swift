@@ -53,6 +53,11 @@ package final class ClientConnection {
     var pendingLock: LockRequest?
     /// Thins `sample` messages to a non-root client; nil sends every one.
     var sampleThinning: SampleThinning?
+    /// The sensors this client watches (`watch-sensors`).
+    package var watchedSensors: Set<EnvironmentSensor> = []
+    /// Sensors that changed while replies were still queued: their latest
+    /// readings are sent once the queue drains (coalescing, as `stateOwed`).
+    var sensorsOwed: Set<EnvironmentSensor> = []
 
     init(serial: Int, fd: Int32) {
         self.serial = serial

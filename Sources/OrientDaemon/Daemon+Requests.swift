@@ -104,6 +104,8 @@ extension Daemon {
                 to: client)
         case .status:
             server.send(status.json(seq: seq, limit: RequestDecoder.defaultMaxLineBytes), to: client)
+        case .watchSensors(let sensors):
+            watchSensors(sensors, from: client, seq: seq)
         }
     }
 

@@ -57,7 +57,7 @@ extension Daemon {
                 modalias: device.modalias, capture: sensor.capture.rawValue, rateHz: sensor.rateHz,
                 onChange: sensor.isOnChange)
         }
-        return DaemonStatus(
+        var status = DaemonStatus(
             version: orientdVersion, configFile: configFileInUse, mockTrace: options.mockTracePath,
             sensorState: state.sensor, sensor: sensorInfo, dmiModalias: Daemon.dmiModalias(),
             mountMatrix: mountMatrixDecision, natural: naturalDecision, zSign: zSignDecision,
@@ -65,6 +65,8 @@ extension Daemon {
             sampleReaders: connections.count { $0.wantsSamples }, dbusClaimers: sensorProxy.map { $0.service.claimers.count },
             lock: state.locked.map { DaemonStatus.Lock(orientation: $0, uid: lockOwner, pid: lockSetterPID) },
             constraints: constraints, problems: [gravityProblem].compactMap { $0 })
+        status.sensors = replay == nil ? (accelerometerEntry.map { [$0] } ?? []) : mockSensorEntries
+        return status
     }
 
     /// The machine's DMI modalias (`dmi:bvn…:svn…:pn…`), the hwdb's machine match; nil without DMI.

@@ -44,6 +44,8 @@ package final class Daemon {
     /// The persisted lock is written at most once a second.
     var lockWriteTimer: EventLoop.TimerID?
     var lastLockWriteMs = -Double.infinity
+    /// The light and proximity readings (Daemon+Environment.swift).
+    var environment = EnvironmentReadings()
 
     // The hardware path (no --mock).
     private(set) var sensor: HardwareSensor?
@@ -81,6 +83,7 @@ package final class Daemon {
         if let trace = options.mockTrace {
             let replay = MockReplay(trace: trace, loop: options.loop)
             self.replay = replay
+            environment = EnvironmentReadings(trace: trace)
             classifier = replay.zSign(config.zSign).applied(to: classifier)
             var engine = replay.makeEngine(
                 config: classifier, mountMatrix: config.mountMatrix, natural: natural,
@@ -141,6 +144,7 @@ package final class Daemon {
             server.onClose = { [unowned self] client in self.clientGone(client) }
             server.latestState = { [unowned self] in self.state.json() }
             server.isSeat = { [unowned self] uid in self.seat.isSeat(uid: uid) }
+            server.onDrained = { [unowned self] client in self.sendOwedSensors(to: client) }
         }
         logSeat()
         seat.watch(loop: loop) { [unowned self] in
@@ -395,6 +399,9 @@ package final class Daemon {
         while budget > 0, let t = replay.nextStepTime(deadline: engine.nextDeadline) {
             if case .factor(let factor) = options.speed, replayWallStart + (t - replayTraceStart) / factor > now { break }
             if case .reading(let sample) = replay.peek(deadline: engine.nextDeadline) { broadcastSample(sample) }
+            if case .environment(let reading) = replay.peek(deadline: engine.nextDeadline) {
+                replayEnvironment(reading, unit: replay.trace.lightUnit)
+            }
             if let published = replay.advance(&engine) { publish(published) }
             if engine.gravity.learned != gravityNoted { noteGravity() }
             budget -= 1

@@ -23,6 +23,8 @@ package struct MockReplay: Sendable {
         case reading(Sample)
         /// A classifier deadline fires.
         case tick(Double)
+        /// A line of light and proximity readings (time already offset for looping).
+        case environment(EnvironmentSample)
         /// The trace is over and nothing is pending.
         case end
     }
@@ -32,6 +34,9 @@ package struct MockReplay: Sendable {
     private var index = 0
     private var offset: Double = 0
     private var lastTick: Double = -.infinity
+    /// The next line of `trace.environment`, and its looping offset.
+    private var environmentIndex = 0
+    private var environmentOffset: Double = 0
     private let loopPeriod: Double
 
     /// A replay of `trace` (which must hold at least one sample), looping when
@@ -85,12 +90,29 @@ package struct MockReplay: Sendable {
         switch peek(deadline: deadline) {
         case .reading(let sample): return sample.tMs
         case .tick(let t): return t
+        case .environment(let reading): return reading.tMs
         case .end: return nil
         }
     }
 
-    /// What `advance(_:)` will do next, given the engine's `nextDeadline`.
+    /// What `advance(_:)` will do next, given the engine's `nextDeadline`: a
+    /// line of readings goes before the sample of its time or later, and before
+    /// a later deadline.
     package func peek(deadline: Double?) -> Step {
+        let step = peekAccelerometer(deadline: deadline)
+        guard environmentIndex < trace.environment.count else { return step }
+        var reading = trace.environment[environmentIndex]
+        reading.tMs += environmentOffset
+        switch step {
+        case .reading(let sample) where reading.tMs <= sample.tMs: return .environment(reading)
+        case .tick(let t) where reading.tMs < t: return .environment(reading)
+        case .end: return .environment(reading)
+        default: return step
+        }
+    }
+
+    /// The next step of the accelerometer's samples and the classifier's deadlines.
+    private func peekAccelerometer(deadline: Double?) -> Step {
         let nextSample: Sample?
         if index < trace.samples.count {
             let s = trace.samples[index]
@@ -121,6 +143,13 @@ package struct MockReplay: Sendable {
         case .tick(let t):
             lastTick = t
             return engine.tick(atMs: t)
+        case .environment:
+            environmentIndex += 1
+            if environmentIndex == trace.environment.count, loop {
+                environmentIndex = 0
+                environmentOffset += loopPeriod
+            }
+            return nil
         case .end:
             return nil
         }

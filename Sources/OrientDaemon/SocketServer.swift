@@ -40,6 +40,8 @@ package final class SocketServer {
     package var latestState: () -> String = { "" }
     /// Whether a uid is root or the seat, which may take the reserved slots.
     package var isSeat: (UInt32?) -> Bool = { $0 == 0 }
+    /// Called when a client owed sensor readings (`sensorsOwed`) has drained its replies.
+    package var onDrained: (ClientConnection) -> Void = { _ in }
 
     private let loop: EventLoop
     private let log: Log
@@ -222,6 +224,10 @@ package final class SocketServer {
             client.stateOwed = false
             send(latestState(), to: client)
             return
+        }
+        if !client.sensorsOwed.isEmpty {
+            onDrained(client)
+            if client.closing || client.queuedBytes > 0 { return }
         }
         watch(client, [.readable, .hangup])
     }

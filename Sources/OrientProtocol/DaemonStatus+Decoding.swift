@@ -90,6 +90,7 @@ extension DaemonStatus {
             },
             lock: lock, constraints: constraints,
             constraintCount: max(constraints.count, try root.count("constraints_total")), problems: problems)
+        sensors = try DaemonStatus.sensorEntries(in: fields)
     }
 }
 

@@ -16,7 +16,8 @@ extension DaemonStatus {
             let middle = (fits + tooMany) / 2
             if line(showing: middle).utf8.count <= limit { fits = middle } else { tooMany = middle }
         }
-        return line(showing: fits)
+        let fitted = line(showing: fits)
+        return fitted.utf8.count <= limit || sensors.isEmpty ? fitted : jsonWithFewerSensors(seq: seq, limit: limit)
     }
 
     /// The members of the reply after `type` and `seq`, as a JSON object.
@@ -89,6 +90,7 @@ extension DaemonStatus {
                 JSONMember(key: "fix", value: .string(clipped(problem.fix))),
             ])
         })))
+        members.append(JSONMember(key: "sensors", value: sensorsJSON))
         return .object(members)
     }
 

@@ -162,6 +162,9 @@ public struct DaemonStatus: Sendable, Equatable {
     /// What the daemon found wrong and works around, with the fixes; empty
     /// when nothing is (and from daemons older than the member).
     public var problems: [Problem]
+    /// Every sensor the daemon found or skipped (`sensors`), accelerometer
+    /// first; empty from a daemon older than the list.
+    public var sensors: [SensorEntry] = []
 
     /// A status; `constraintCount` defaults to the number of `constraints`.
     public init(

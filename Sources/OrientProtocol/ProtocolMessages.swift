@@ -45,6 +45,9 @@ public enum Request: Sendable, Equatable {
     case samples
     /// Reply with a `status` message: what the daemon sees and why (`DaemonStatus`).
     case status
+    /// Watch exactly these sensors (empty: none): reply `ok` with their
+    /// readings now, then push a `sensor` message on every change.
+    case watchSensors(Set<EnvironmentSensor>)
 }
 
 /// One request line: the request and the `seq` to echo in its reply.
@@ -109,7 +112,9 @@ public enum RequestDecoder {
     /// At most this many names in a constraint's `allow` list.
     public static let maxAllowNames = 16
     /// The ops, in the documented order (docs/protocol.md).
-    public static let ops = ["get", "subscribe", "unsubscribe", "constrain", "release", "lock", "unlock", "samples", "status"]
+    public static let ops = [
+        "get", "subscribe", "unsubscribe", "constrain", "release", "lock", "unlock", "samples", "status", "watch-sensors",
+    ]
     /// The names an `allow` list may hold.
     public static let maskNames = MaskName.allCases.map(\.rawValue)
 
@@ -154,6 +159,7 @@ public enum RequestDecoder {
         case "unlock": request = .unlock
         case "samples": request = .samples
         case "status": request = .status
+        case "watch-sensors": request = .watchSensors(try sensorList(value, seq: seq))
         case "constrain":
             let id = try constraintID(value, op: op, seq: seq)
             request = .constrain(id: id, allow: try allowList(value, seq: seq))

@@ -30,6 +30,8 @@ public enum ServerMessage: Sendable, Equatable {
     case sample(tMs: Double, vector: Vector3)
     /// The reply to `status`.
     case status(DaemonStatus, seq: Int64?)
+    /// A sensor reading pushed to a client that watches the sensor (`watch-sensors`).
+    case sensor(SensorMessage)
 
     /// Decodes one line, given without its newline (a trailing `\r` is tolerated).
     public static func decode(_ line: some Collection<UInt8>) throws(ProtocolDecodeError) -> ServerMessage {
@@ -60,9 +62,11 @@ public enum ServerMessage: Sendable, Equatable {
                 case "status":
                     let rest = fields.members.filter { $0.key != "type" && $0.key != "seq" }
                     return .status(try DaemonStatus(fields: rest), seq: try fields.optionalInteger("seq"))
+                case "sensor":
+                    return .sensor(try SensorMessage(fields: fields.members))
                 default:
                     throw ProtocolDecodeError(
-                        "unknown message type '\(shownInMessage(fields.type))' (expected hello, state, ok, error, sample or status)")
+                        "unknown message type '\(shownInMessage(fields.type))' (expected hello, state, ok, error, sample, status or sensor)")
                 }
             }
         }.get()

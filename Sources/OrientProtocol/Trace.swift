@@ -15,12 +15,21 @@ public struct Trace: Sendable, Equatable {
     public var extraHeaders: [(key: String, value: String)]
     /// Samples, times non-decreasing, vectors in m/s² in the sensor frame.
     public var samples: [Sample]
+    /// The optional columns after `t_ms,x,y,z`, in the column header's order
+    /// (empty for a trace of the accelerometer alone).
+    public var columns: [TraceColumn] = []
+    /// `light_unit` header: the unit of the `light` column (`lux` when absent).
+    public var lightUnit: LightUnitName = .lux
+    /// The readings of the optional columns, times non-decreasing: one per line
+    /// that gave a `light` or `proximity` value.
+    public var environment: [EnvironmentSample] = []
 
     /// A trace; every field defaults to what a file without that header means.
     public init(
         version: Int = 1, mountMatrix: MountMatrix = .identity, rateHz: Double? = nil,
         onChange: Bool = false, description: String? = nil,
-        extraHeaders: [(key: String, value: String)] = [], samples: [Sample] = []
+        extraHeaders: [(key: String, value: String)] = [], samples: [Sample] = [],
+        columns: [TraceColumn] = [], lightUnit: LightUnitName = .lux, environment: [EnvironmentSample] = []
     ) {
         self.version = version
         self.mountMatrix = mountMatrix
@@ -29,6 +38,9 @@ public struct Trace: Sendable, Equatable {
         self.description = description
         self.extraHeaders = extraHeaders
         self.samples = samples
+        self.columns = columns
+        self.lightUnit = lightUnit
+        self.environment = environment
     }
 
     /// Equal when every header, extra headers in order, and every sample are.
@@ -38,5 +50,32 @@ public struct Trace: Sendable, Equatable {
             && a.extraHeaders.map(\.key) == b.extraHeaders.map(\.key)
             && a.extraHeaders.map(\.value) == b.extraHeaders.map(\.value)
             && a.samples == b.samples
+            && a.columns == b.columns && a.lightUnit == b.lightUnit && a.environment == b.environment
+    }
+}
+
+/// An optional column of a trace after `t_ms,x,y,z` (docs/traces.md).
+public enum TraceColumn: String, Sendable, Hashable, CaseIterable {
+    /// The ambient light level, 0 or more, in the trace's `light_unit`.
+    case light
+    /// The proximity sensor: `1` near, `0` far.
+    case proximity
+}
+
+/// What one trace line gave in the optional columns: a light level and/or
+/// whether something is near, at `tMs` (nil: no reading on that line).
+public struct EnvironmentSample: Sendable, Equatable {
+    /// Time in ms, on the trace's clock.
+    public var tMs: Double
+    /// The light level in the trace's `light_unit`, if the line gave one.
+    public var light: Double?
+    /// Near (true) or far (false), if the line gave a proximity reading.
+    public var proximity: Bool?
+
+    /// A reading of the optional columns at `tMs`.
+    public init(tMs: Double, light: Double? = nil, proximity: Bool? = nil) {
+        self.tMs = tMs
+        self.light = light
+        self.proximity = proximity
     }
 }

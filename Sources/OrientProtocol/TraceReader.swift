@@ -18,8 +18,16 @@
 ///   `#` line is a plain comment. After the first sample every `#` line is a
 ///   plain comment.
 /// - The first line that is neither blank nor a comment is the column header
-///   `t_ms,x,y,z` (spaces and tabs around the names are tolerated).
+///   `t_ms,x,y,z` (spaces and tabs around the names are tolerated), optionally
+///   followed by the columns `light` and `proximity` (each at most once, in
+///   either order; ``Trace/columns``).
 /// - Then one sample a line: `t_ms,x,y,z`, spaces and tabs around fields allowed.
+///   With optional columns, a line may go on with a value for each (an empty
+///   field, or a line that stops after `z`, gives no reading): `light` a
+///   decimal of 0 or more in the `light_unit` header's unit (`lux`, the
+///   default, or `vendor`), `proximity` `1` (near) or `0` (far). A line may
+///   leave `x`, `y` and `z` all empty to give only such readings
+///   (`1500,,,,5`); those go to ``Trace/environment``, not to the samples.
 ///   Numbers are strict, locale-free decimals (`-9.81`, `1e3`; never `0x10` or
 ///   `9,81`). `t_ms` must be finite and must not decrease. `x`, `y` and `z` may
 ///   also be the tokens `nan`, `inf` and `-inf`, so that traces recorded from a
@@ -62,7 +70,9 @@ public enum TraceReader {
     }
 
     /// The header keys this reader interprets (everything else is an extra header).
-    static let knownHeaderKeys: Set<String> = ["orientd-trace", "mount_matrix", "rate_hz", "on_change", "description"]
+    static let knownHeaderKeys: Set<String> = [
+        "orientd-trace", "mount_matrix", "rate_hz", "on_change", "description", "light_unit",
+    ]
 
     /// Whether `key` has the shape of a header key (see the type's documentation).
     static func isHeaderKey(_ key: some StringProtocol) -> Bool {
@@ -229,6 +239,11 @@ private struct TraceParser {
             }
         case "description":
             trace.description = text(valueStart, e)
+        case "light_unit":
+            guard let unit = LightUnitName(rawValue: text(valueStart, e)) else {
+                throw error(at: valueStart, "light_unit must be 'lux' or 'vendor'; found \(found(valueStart, e))")
+            }
+            trace.lightUnit = unit
         default:
             trace.extraHeaders.append((key: key, value: text(valueStart, e)))
         }
@@ -236,28 +251,43 @@ private struct TraceParser {
 
     mutating func parseColumnHeader(_ s: Int, _ e: Int) throws(TraceError) {
         let expected: [[UInt8]] = [Array("t_ms".utf8), [0x78], [0x79], [0x7A]]
+        var fields: [(Int, Int)] = []
         var fieldStart = s
-        var index = 0
-        var matches = true
-        while matches {
+        while fields.count <= expected.count + TraceColumn.allCases.count {
             var k = fieldStart
             while k < e, buf[k] != comma { k += 1 }
-            let (a, b) = trimmed(fieldStart, k)
-            matches = index < expected.count && buf[a..<b].elementsEqual(expected[index])
-            index += 1
+            fields.append(trimmed(fieldStart, k))
             if k == e { break }
             fieldStart = k + 1
         }
-        guard matches, index == expected.count else {
+        let basic = fields.count >= expected.count
+            && zip(fields, expected).allSatisfy { field, name in buf[field.0..<field.1].elementsEqual(name) }
+        guard basic else {
             let b = buf[s]
             let looksLikeSample = (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2B || b == 0x2E
             let hint = looksLikeSample ? " (add the line t_ms,x,y,z before the first sample)" : ""
             throw error(at: s, "expected the header line t_ms,x,y,z; found \(found(s, e))\(hint)")
         }
+        // After t_ms,x,y,z: the optional columns, each once.
+        for (a, b) in fields.dropFirst(expected.count) {
+            guard let column = TraceColumn(rawValue: text(a, b)) else {
+                throw error(
+                    at: s,
+                    "expected the header line t_ms,x,y,z; found \(found(s, e)): unknown column \(found(a, b)) (the optional columns after z are light and proximity)")
+            }
+            guard !trace.columns.contains(column) else {
+                throw error(at: a, "column '\(column.rawValue)' is repeated; each column appears once")
+            }
+            trace.columns.append(column)
+        }
+        if fields.count > expected.count + TraceColumn.allCases.count {
+            throw error(at: fields[fields.count - 1].0, "too many columns: after t_ms,x,y,z come at most light and proximity")
+        }
         columnHeaderLine = lineNumber
     }
 
     mutating func parseSample(_ s: Int, _ e: Int) throws(TraceError) {
+        if !trace.columns.isEmpty { return try parseRow(s, e) }
         guard trace.samples.count < maxSamples else {
             throw error(at: s, "too many samples: a trace holds at most \(maxSamples)")
         }
@@ -292,6 +322,73 @@ private struct TraceParser {
             throw error(at: e, "expected 4 fields (t_ms,x,y,z); found \(index) (missing \(missing))")
         }
         trace.samples.append(Sample(tMs: t, x: x, y: y, z: z))
+    }
+
+    /// A line of a trace with optional columns: `t_ms,x,y,z` and a field per
+    /// column, trailing ones optional; x, y and z all empty for a line of readings only.
+    mutating func parseRow(_ s: Int, _ e: Int) throws(TraceError) {
+        guard trace.samples.count + trace.environment.count < maxSamples else {
+            throw error(at: s, "too many samples: a trace holds at most \(maxSamples)")
+        }
+        let names = (["t_ms", "x", "y", "z"] + trace.columns.map(\.rawValue)).joined(separator: ",")
+        let most = 4 + trace.columns.count
+        var fields: [(Int, Int)] = []
+        var fieldStart = s
+        while true {
+            var k = fieldStart
+            while k < e, buf[k] != comma { k += 1 }
+            if fields.count == most {
+                var count = most + 1
+                for m in k..<e where buf[m] == comma { count += 1 }
+                throw error(
+                    at: fieldStart - 1,
+                    "expected 4 to \(most) fields (\(names)); found \(count) (numbers use '.' as the decimal separator, never ',')")
+            }
+            fields.append((fieldStart, k))
+            if k == e { break }
+            fieldStart = k + 1
+        }
+        guard fields.count >= 4 else {
+            let missing = ["t_ms", "x", "y", "z"][fields.count...].joined(separator: ",")
+            throw error(at: e, "expected 4 to \(most) fields (\(names)); found \(fields.count) (missing \(missing))")
+        }
+        let t = try time(fields[0].0, fields[0].1)
+        let readingsOnly = fields.count > 4 && fields[1...3].allSatisfy { field in
+            let (a, b) = buf.trimmedRange(field.0, field.1)
+            return a == b
+        }
+        var sample: Sample?
+        if !readingsOnly {
+            sample = Sample(
+                tMs: t, x: try component("x", fields[1].0, fields[1].1), y: try component("y", fields[2].0, fields[2].1),
+                z: try component("z", fields[3].0, fields[3].1))
+        }
+        var reading = EnvironmentSample(tMs: t)
+        for (index, field) in fields.enumerated().dropFirst(4) {
+            let (a, b) = trimmed(field.0, field.1)
+            guard a < b else { continue }
+            switch trace.columns[index - 4] {
+            case .light:
+                guard let level = shortDecimal(a, b) ?? DecimalNumber.parse(buf[a..<b]), level.isFinite, level >= 0 else {
+                    throw error(
+                        at: a,
+                        "expected a light level of 0 or more in \(trace.lightUnit.rawValue) (like 312.5), or nothing for no reading; found \(found(a, b))")
+                }
+                reading.light = level
+            case .proximity:
+                switch text(a, b) {
+                case "1": reading.proximity = true
+                case "0": reading.proximity = false
+                default:
+                    throw error(at: a, "expected proximity 1 (near) or 0 (far), or nothing for no reading; found \(found(a, b))")
+                }
+            }
+        }
+        if readingsOnly, reading.light == nil, reading.proximity == nil {
+            throw error(at: fields[1].0, "a line with x, y and z empty must give a reading of \(trace.columns.map(\.rawValue).joined(separator: " or ")); it gives none")
+        }
+        if let sample { trace.samples.append(sample) }
+        if reading.light != nil || reading.proximity != nil { trace.environment.append(reading) }
     }
 
     // MARK: Fields

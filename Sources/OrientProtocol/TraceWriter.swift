@@ -8,8 +8,10 @@ extension Trace {
     ///
     /// Writes `# orientd-trace: 1`, then only the headers that differ from the
     /// defaults (`mount_matrix` unless identity, `rate_hz` if set, `on_change` if
-    /// true, `description` if set), the extra headers in order, the line
-    /// `t_ms,x,y,z` and one sample a line. Numbers are the shortest text that reads
+    /// true, `description` if set, `light_unit` unless lux), the extra headers in
+    /// order, the line `t_ms,x,y,z` (with the optional `columns`, and any
+    /// `environment` has values for) and one sample a line, each line of
+    /// `environment` readings before the samples of its time or later. Numbers are the shortest text that reads
     /// back as the same `Double`; integral values have no fraction (`1000`), `-0`
     /// is `0`, and non-finite components are `nan`, `inf`, `-inf`.
     ///
@@ -39,14 +41,60 @@ extension Trace {
         if let description {
             out += headerLine("description", description)
         }
+        if lightUnit != .lux {
+            out += "# light_unit: \(lightUnit.rawValue)\n"
+        }
         for (key, value) in extraHeaders where TraceReader.isHeaderKey(key) && !TraceReader.knownHeaderKeys.contains(key) {
             out += headerLine(key, value)
         }
-        out += "t_ms,x,y,z\n"
+        let columns = writtenColumns
+        out += Trace.columnHeader(columns)
+        // A line of readings goes before the samples of its time or later.
+        var next = environment.startIndex
         for sample in samples {
+            while next < environment.endIndex, environment[next].tMs <= sample.tMs {
+                out += environment[next].traceLine(columns: columns)
+                next += 1
+            }
             out += sample.traceLine
         }
+        for reading in environment[next...] { out += reading.traceLine(columns: columns) }
         return out
+    }
+
+    /// `columns`, and any column `environment` gives a value for that it lacks.
+    var writtenColumns: [TraceColumn] {
+        var columns = self.columns
+        if !columns.contains(.light), environment.contains(where: { $0.light != nil }) { columns.append(.light) }
+        if !columns.contains(.proximity), environment.contains(where: { $0.proximity != nil }) { columns.append(.proximity) }
+        return columns
+    }
+}
+
+extension Trace {
+    /// The column header line with its newline: `t_ms,x,y,z` and the optional
+    /// columns (`t_ms,x,y,z,light,proximity`).
+    public static func columnHeader(_ columns: [TraceColumn]) -> String {
+        (["t_ms,x,y,z"] + columns.map(\.rawValue)).joined(separator: ",") + "\n"
+    }
+}
+
+extension EnvironmentSample {
+    /// The readings as a trace line with its newline, x, y and z left empty:
+    /// `1500,,,,312.5` (light), `1500,,,,,1` (proximity near, after a light
+    /// column); a field per column in `columns`, trailing empty ones left out.
+    /// Empty when there is no reading for any of `columns`. A recorder writes
+    /// these between `Sample.traceLine`s, in time order.
+    public func traceLine(columns: [TraceColumn]) -> String {
+        var fields = columns.map { column -> String in
+            switch column {
+            case .light: return light.map(traceNumberText) ?? ""
+            case .proximity: return proximity.map { $0 ? "1" : "0" } ?? ""
+            }
+        }
+        while fields.last?.isEmpty == true { fields.removeLast() }
+        guard !fields.isEmpty else { return "" }
+        return traceNumberText(tMs) + ",,,," + fields.joined(separator: ",") + "\n"
     }
 }
 

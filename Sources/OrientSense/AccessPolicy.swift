@@ -21,7 +21,8 @@ public enum Principal: Sendable, Hashable {
     }
 }
 
-/// Who may make a request of one kind (`constrain-permission`, `samples-permission`).
+/// Who may make a request of one kind (`constrain-permission`, `samples-permission`,
+/// `sensors-permission`).
 public enum AccessPolicy: String, Sendable, Hashable, CaseIterable {
     /// Any client that can reach the socket.
     case anyone
@@ -47,6 +48,8 @@ public enum AccessPolicy: String, Sendable, Hashable, CaseIterable {
     public static let constrainChoices: [AccessPolicy] = [.seat, .root, .anyone]
     /// The policies `samples-permission` accepts: raw readings are never for anyone.
     public static let samplesChoices: [AccessPolicy] = [.root, .seat, .off]
+    /// The policies `sensors-permission` accepts (light and proximity readings).
+    public static let sensorsChoices: [AccessPolicy] = [.seat, .root, .anyone, .off]
 }
 
 /// Which uids count as the seat besides the one logind says holds it

@@ -142,6 +142,11 @@ let keyTable: [KeySpec] = [
         kind: .choice(AccessPolicy.samplesChoices.map(\.rawValue)) { config, word in
             config.samplesPermission = AccessPolicy(rawValue: word) ?? .root
         }),
+    KeySpec(
+        section: "daemon", name: "sensors-permission",
+        kind: .choice(AccessPolicy.sensorsChoices.map(\.rawValue)) { config, word in
+            config.sensorsPermission = AccessPolicy(rawValue: word) ?? .seat
+        }),
     KeySpec(section: "daemon", name: "seat-users", kind: .seatUsers),
     KeySpec(
         section: "daemon", name: "log-level",

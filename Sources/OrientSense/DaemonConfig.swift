@@ -69,6 +69,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var constrainPermission: AccessPolicy = .seat
     /// Who may stream raw readings with `samples` (`samples-permission`).
     public var samplesPermission: AccessPolicy = .root
+    /// Who may read the light and proximity sensors with `watch-sensors`
+    /// (`sensors-permission`): a proximity sensor tells when a phone is held
+    /// to an ear, so by default only root and the seat.
+    public var sensorsPermission: AccessPolicy = .seat
     /// Uids that count as the seat besides logind's active session (`seat-users`).
     public var seatUsers: SeatUsers = .none
     /// Least severe log lines written (`log-level`).

@@ -58,6 +58,8 @@ package struct Scenario: Sendable {
     package var preferredRateHz: Double = 20
     /// Named instants, in the order they were added.
     package private(set) var marks: [Mark] = []
+    /// Light and proximity readings, in time order (the trace's optional columns).
+    package private(set) var environment: [EnvironmentSample] = []
 
     private var segments: [Segment] = []
     private var overlays: [Overlay] = []
@@ -113,6 +115,27 @@ package struct Scenario: Sendable {
     }
 
     /// The time of the first mark called `name`, if any.
+    /// A light level (lux) read at `ms` (default: the end of the timeline so far).
+    package mutating func light(_ lux: Double, at ms: Double? = nil) {
+        addReading(EnvironmentSample(tMs: ms ?? durationMs, light: lux))
+    }
+
+    /// A proximity reading, near or far, at `ms` (default: the end of the timeline so far).
+    package mutating func proximity(near: Bool, at ms: Double? = nil) {
+        addReading(EnvironmentSample(tMs: ms ?? durationMs, proximity: near))
+    }
+
+    /// Adds `reading` in time order; readings of one instant share a line.
+    private mutating func addReading(_ reading: EnvironmentSample) {
+        if let same = environment.firstIndex(where: { $0.tMs == reading.tMs }) {
+            environment[same].light = reading.light ?? environment[same].light
+            environment[same].proximity = reading.proximity ?? environment[same].proximity
+            return
+        }
+        let index = environment.firstIndex { $0.tMs > reading.tMs } ?? environment.endIndex
+        environment.insert(reading, at: index)
+    }
+
     package func markTime(_ name: String) -> Double? {
         marks.first { $0.name == name }?.tMs
     }
@@ -306,9 +329,13 @@ package struct Scenario: Sendable {
         headers.append((key: "duration_ms", value: formatMs(durationMs)))
         let sigma = onChange ? "0 (on-change)" : formatMs(noiseSigma)
         headers.append((key: "generator", value: "OrientSynth seed \(seed), noise sigma \(sigma) m/s2"))
+        var columns: [TraceColumn] = []
+        if environment.contains(where: { $0.light != nil }) { columns.append(.light) }
+        if environment.contains(where: { $0.proximity != nil }) { columns.append(.proximity) }
         return Trace(
             version: 1, mountMatrix: mountMatrix, rateHz: rateHz, onChange: onChange,
-            description: description ?? summary, extraHeaders: headers, samples: sensorSamples)
+            description: description ?? summary, extraHeaders: headers, samples: sensorSamples,
+            columns: columns, environment: environment)
     }
 }
 

@@ -55,6 +55,7 @@ package enum Scenarios {
         Entry(name: "car-dock") { carDock(seed: $0) },
         Entry(name: "demo") { demo(seed: $0) },
         Entry(name: "calibration-poses") { calibrationPoses(seed: $0) },
+        Entry(name: "call-and-dark-room") { callAndDarkRoom(seed: $0) },
     ]
 
     /// The catalog entry called `name`, if any.

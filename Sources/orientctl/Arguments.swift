@@ -18,6 +18,8 @@ struct Options: Equatable {
     var json = false
     /// `watch --no-wait`: fail at once when the daemon is not up.
     var noWait = false
+    /// `watch --sensors`: the light and proximity readings instead of the state.
+    var sensors = false
 }
 
 /// A command and its arguments, validated.
@@ -42,7 +44,7 @@ enum Command: Equatable {
 let commandNames = ["get", "watch", "lock", "unlock", "hold", "record", "status", "calibrate", "follow"]
 
 /// The options, for "did you mean".
-let optionNames = ["--socket", "--json", "--help", "--version", "--duration", "--no-wait"] + CalibrateOptions.optionNames
+let optionNames = ["--socket", "--json", "--help", "--version", "--duration", "--no-wait", "--sensors"] + CalibrateOptions.optionNames
 
 /// `message`, and "did you mean 'X'?" when one of `candidates` is close to `word`.
 func withSuggestion(_ message: String, for word: String, among candidates: [String]) -> String {
@@ -95,6 +97,11 @@ func parseArguments(_ arguments: [String]) -> Invocation {
                 return .usageError(message: "--no-wait is an option of watch", command: command)
             }
             options.noWait = true
+        case "--sensors":
+            guard command == "watch" else {
+                return .usageError(message: "--sensors is an option of watch", command: command)
+            }
+            options.sensors = true
         case "--json":
             options.json = true
         case "--socket",

@@ -42,11 +42,19 @@ enum Help {
         case "watch":
             return """
                 usage: orientctl [--socket PATH] watch [--json] [--no-wait]
+                       orientctl [--socket PATH] watch --sensors [--json]
 
                 Prints the current state, then one line per state change, until SIGINT or
                 SIGTERM (exit 0). Keeps going when orientd restarts, and says so on stderr
                 when it goes away and comes back. With no orientd at start it waits for one;
                 --no-wait exits 69 at once instead. With --json, prints the JSON state lines.
+
+                With --sensors, prints the light and proximity sensors instead: their
+                readings now, then one line per change, e.g.
+                  light 312.5 lux
+                  proximity near
+                (or 'light absent'). With --json, the sensor messages of docs/protocol.md.
+                Exits 77 when the daemon's sensors-permission refuses this user.
 
                 """
         case "lock":

@@ -16,9 +16,11 @@ import OrientProtocol
 /// Recording stops early (exit 69) if the sample clock goes backwards, which
 /// happens when the daemon restarts: what was recorded is kept, a valid trace.
 enum RecordCommand {
-    private enum Outcome: Sendable {
+    enum Outcome: Sendable {
         case stop
         case finished(Int32, samples: Int)
+        /// A stream ended; the recorder's outcome follows.
+        case forwarded
     }
 
     static func run(_ client: OrientClient, path: String, duration: Double?) async -> Int32 {
@@ -31,6 +33,16 @@ enum RecordCommand {
             return ExitStatus.ioError
         }
 
+        // Light and proximity first, so their readings now are known when the
+        // header is written: a column for each sensor the daemon has.
+        var readings: AsyncStream<SensorMessage>?
+        do {
+            readings = try await client.sensors([.light, .proximity])
+        } catch {
+            if case .server(let refusal) = error, refusal.code == .notPermitted {
+                Output.error("light and proximity not recorded: \(refusal.message)")
+            }
+        }
         let header: Trace
         let samples: AsyncStream<Sample>
         do {
@@ -39,39 +51,27 @@ enum RecordCommand {
             output.discard()
             return ExitStatus.report(error)
         }
+        let (events, sink) = AsyncStream.makeStream(of: RecordedEvent.self)
+        let expectedReadings = readings == nil ? 0 : EnvironmentSensor.allCases.count
 
         let status = await withTaskGroup(of: Outcome.self) { group in
             group.addTask {
-                var last = -Double.infinity
-                var count = 0
-                var clockOffset = 0.0
-                for await sample in samples {
-                    if sample.tMs < last {
-                        Output.error(
-                            "the sample clock went back from \(last) to \(sample.tMs) ms (orientd restarted?); stopping")
-                        return .finished(ExitStatus.unavailable, samples: count)
-                    }
-                    if count == 0 {
-                        clockOffset = sample.tMs
-                        var trace = header
-                        trace.extraHeaders += [
-                            (key: "clock_offset_ms", value: jsonNumber(clockOffset)),
-                            (key: "recorded-by", value: "orientctl record"),
-                        ]
-                        guard output.write(trace.serialized()) else {
-                            Output.error("cannot write \(output.name): \(systemError())")
-                            return .finished(ExitStatus.ioError, samples: 0)
-                        }
-                    }
-                    last = sample.tMs
-                    let rebased = Sample(tMs: ((sample.tMs - clockOffset) * 1000).rounded() / 1000, vector: sample.vector)
-                    guard output.write(rebased.traceLine) else {
-                        Output.error("cannot write \(output.name): \(systemError())")
-                        return .finished(ExitStatus.ioError, samples: count)
-                    }
-                    count += 1
+                for await sample in samples { sink.yield(.sample(sample)) }
+                sink.finish()
+                return .forwarded
+            }
+            if let readings {
+                group.addTask {
+                    for await reading in readings { sink.yield(.reading(reading)) }
+                    return .forwarded
                 }
-                return .finished(ExitStatus.success, samples: count)
+            }
+            group.addTask {
+                var recorder = TraceRecorder(header: header, output: output, expectedReadings: expectedReadings)
+                for await event in events {
+                    if let outcome = recorder.take(event) { return outcome }
+                }
+                return recorder.finish()
             }
             group.addTask {
                 for await _ in signals { return .stop }
@@ -86,6 +86,8 @@ enum RecordCommand {
             var status = ExitStatus.success
             while let outcome = await group.next() {
                 switch outcome {
+                case .forwarded:
+                    continue
                 case .stop:
                     group.cancelAll()  // the writer's loop ends; its result follows
                 case .finished(let code, let count):

@@ -100,6 +100,7 @@ struct StatusReport {
                     more("… and \(daemon.constraintCount - daemon.constraints.count) more")
                 }
             }
+            lines += StatusReport.sensorLines(daemon.sensors, pad: pad)
         } else {
             lines.append("orientd on \(socket): not reachable")
         }
@@ -127,7 +128,7 @@ struct StatusReport {
         }
     }
 
-    private func pad(_ label: String) -> String {
+    func pad(_ label: String) -> String {
         label + String(repeating: " ", count: max(1, 18 - label.count))
     }
 

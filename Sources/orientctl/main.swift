@@ -23,6 +23,7 @@ case .run(let options, let command):
     let client = OrientClient(socketPath: options.socket)
     switch command {
     case .get: status = await GetCommand.run(client, json: options.json)
+    case .watch where options.sensors: status = await SensorsWatch.run(client, json: options.json)
     case .watch: status = await WatchCommand.run(client, json: options.json, noWait: options.noWait)
     case .lock(let target): status = await LockCommand.run(client, target: target)
     case .unlock: status = await UnlockCommand.run(client)

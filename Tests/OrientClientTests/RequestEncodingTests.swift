@@ -11,6 +11,7 @@ struct RequestEncodingTests {
         .release(id: "player"),
         .lock(.current),
         .lock(.orientation(.rightUp)),
+        .watchSensors([.light, .proximity]), .watchSensors([.proximity]), .watchSensors([]),
     ]
 
     @Test("every request reads back through the daemon's decoder with its seq", arguments: requests)
@@ -27,6 +28,9 @@ struct RequestEncodingTests {
             == #"{"op":"constrain","id":"player","allow":["landscape"],"seq":2}"#)
         #expect(Request.lock(.current).jsonLine(seq: 3) == #"{"op":"lock","orientation":"current","seq":3}"#)
         #expect(Request.release(id: "a").jsonLine(seq: 4) == #"{"op":"release","id":"a","seq":4}"#)
+        #expect(Request.watchSensors([.proximity, .light]).jsonLine(seq: 5)
+            == #"{"op":"watch-sensors","sensors":["light","proximity"],"seq":5}"#)
+        #expect(Request.watchSensors([]).jsonLine(seq: 6) == #"{"op":"watch-sensors","sensors":[],"seq":6}"#)
     }
 }
 

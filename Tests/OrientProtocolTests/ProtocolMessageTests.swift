@@ -89,7 +89,7 @@ struct ProtocolMessageRequestTests {
             (#"{"seq":3}"#, .badArgument, 3, "missing 'op'"),
             (#"{"seq":3,"op":1}"#, .badArgument, 3, "'op' must be a string, not 1"),
             (#"{"seq":3,"op":null}"#, .badArgument, 3, "'op' must be a string, not null"),
-            (#"{"op":"fly","seq":3}"#, .unknownOp, 3, "unknown op 'fly' (expected get, subscribe, unsubscribe, constrain, release, lock, unlock, samples or status)"),
+            (#"{"op":"fly","seq":3}"#, .unknownOp, 3, "unknown op 'fly' (expected get, subscribe, unsubscribe, constrain, release, lock, unlock, samples, status or watch-sensors)"),
             (#"{"op":"GET"}"#, .unknownOp, nil, "'GET'"),
             (#"{"op":""}"#, .unknownOp, nil, "unknown op ''"),
             (#"{"op":"\#(String(repeating: "x", count: 100))"}"#, .unknownOp, nil, "'\(String(repeating: "x", count: 64))…'"),
@@ -172,7 +172,7 @@ struct ProtocolMessageRequestTests {
         for name in RequestDecoder.maskNames {
             #expect(throws: Never.self) { try OrientationMask(name: name, natural: .portrait) }
         }
-        #expect(RequestDecoder.ops.count == 9)
+        #expect(RequestDecoder.ops.count == 10)
     }
 }
 
@@ -345,7 +345,7 @@ struct ProtocolMessageStateTests {
     @Test(
         "server messages that cannot be decoded say why",
         arguments: [
-            (#"{"type":"welcome"}"#, "unknown message type 'welcome' (expected hello, state, ok, error, sample or status)"),
+            (#"{"type":"welcome"}"#, "unknown message type 'welcome' (expected hello, state, ok, error, sample, status or sensor)"),
             (#"{"seq":1}"#, "server message has no 'type'"),
             (#"{"type":1}"#, "'type' must be a string, not 1"),
             (#"{"type":"hello","protocol":1}"#, "hello message is missing 'version'"),

@@ -28,6 +28,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ORIENTD = os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "debug", "orientd"))
 DEMO = os.path.join(ROOT, "traces", "demo.trace")
+CALL = os.path.join(ROOT, "traces", "call-and-dark-room.trace")
 PYTHON = "/usr/bin/python3"
 
 NOBODY = 65534
@@ -327,6 +328,44 @@ class PolicyTests(SecurityTestCase):
         self.assertEqual(nobody.request(op="constrain", id="x", allow=["bottom-up"]), {"type": "ok"})
         wait_for(lambda: root.request(op="get")["allowed"] == ["bottom-up"], what="nobody's constraint")
         self.assertRefused(root.request(op="samples"), "samples-permission")
+
+    def test_sensors_are_for_root_and_the_seat(self):
+        """watch-sensors: nobody is refused, naming sensors-permission (a proximity sensor tells when a
+        phone is at an ear); the seat user and root get the readings; stopping is always allowed"""
+        self.start(SEAT_CONFIG, trace=CALL)
+        nobody = self.client(NOBODY)
+        self.assertRefused(nobody.request(op="watch-sensors", sensors=["proximity"], seq=1), "sensors-permission")
+        self.assertEqual(nobody.request(op="watch-sensors", sensors=[]), {"type": "ok", "sensors": []})
+        for uid in (0, SEAT_USER):
+            reply = self.client(uid).request(op="watch-sensors", sensors=["light", "proximity"])
+            self.assertEqual(reply["type"], "ok", reply)
+            self.assertEqual([entry["sensor"] for entry in reply["sensors"]], ["light", "proximity"])
+            self.assertTrue(all(entry["present"] for entry in reply["sensors"]), reply)
+
+    def test_a_watcher_that_leaves_the_seat_gets_no_more_readings(self):
+        """the seat is checked at every pushed reading too: after the seat moves on, the former seat
+        user's watch stays registered but nothing is pushed to it, while root's readings go on"""
+        self.start(SEAT_CONFIG, trace=CALL)
+        root, user = self.client(0), self.client(SEAT_USER)
+        for client in (root, user):
+            self.assertEqual(client.request(op="watch-sensors", sensors=["light", "proximity"])["type"], "ok")
+        def drain(client, seq):
+            """Reads past the readings already sent, up to the reply to a get."""
+            client.process.stdin.write((json.dumps({"op": "get", "seq": seq}) + "\n").encode())
+            client.process.stdin.flush()
+            while (line := client.line()).get("seq") != seq:
+                self.assertEqual(line.get("type"), "sensor", line)
+
+        self.reload("")
+        drain(user, 4)  # what was pushed before the reload took effect
+        pushed = 0
+        while pushed < 2:
+            line = root.line(timeout=20)
+            if line.get("type") == "sensor":
+                pushed += 1
+        # The next line the former seat user gets is the reply to its get, not a reading.
+        self.assertEqual(user.request(op="get", seq=5)["type"], "state")
+        self.assertRefused(user.request(op="watch-sensors", sensors=["light"]), "sensors-permission")
 
     def test_samples_are_for_root_by_default(self):
         """samples: root gets them; the seat user and nobody are refused, naming samples-permission"""

@@ -97,6 +97,9 @@ func encode(_ line: RequestLine) -> String {
     case .unlock: add("op", .string("unlock"))
     case .samples: add("op", .string("samples"))
     case .status: add("op", .string("status"))
+    case .watchSensors(let sensors):
+        add("op", .string("watch-sensors"))
+        add("sensors", .array(sensors.sorted().map { .string($0.rawValue) }))
     case .constrain(let id, let allow):
         add("op", .string("constrain"))
         add("id", .string(id))
@@ -146,6 +149,11 @@ func checkServerMessage(_ bytes: UnsafeBufferPointer<UInt8>) {
             sameDouble(vA.x, vB.x) && sameDouble(vA.y, vB.y) && sameDouble(vA.z, vB.z),
             "sample \(shown(text)) decodes to \(vB), not \(vA)")
         fuzzCheck(closeMilliseconds(tA, tB), "sample t_ms \(tA) came back as \(tB)")
+    case (.sensor(let a), .sensor(let b)):
+        fuzzCheck(
+            a.sensor == b.sensor && a.present == b.present && a.reading == b.reading,
+            "sensor \(shown(text)) decodes to \(b), not \(a)")
+        fuzzCheck(closeMilliseconds(a.tMs, b.tMs), "sensor t_ms \(a.tMs) came back as \(b.tMs)")
     case (.status(let a, let seqA), .status(let b, let seqB)):
         // Long texts are clipped when encoded: the second encoding must equal the first.
         fuzzCheck(seqA == seqB && b.json(seq: seqB, limit: .max) == text, "status \(shown(text)) does not round-trip: \(b)")
@@ -174,6 +182,8 @@ func encode(_ message: ServerMessage) -> String {
         return Reply.sample(tMs: tMs, vector: vector)
     case .status(let status, let seq):
         return status.json(seq: seq, limit: .max)
+    case .sensor(let message):
+        return message.json()
     }
 }
 
