@@ -64,8 +64,8 @@ extension Daemon {
             clients: connections.count, subscribers: server?.subscriberCount ?? 0,
             sampleReaders: connections.count { $0.wantsSamples }, dbusClaimers: sensorProxy.map { $0.service.claimers.count },
             lock: state.locked.map { DaemonStatus.Lock(orientation: $0, uid: lockOwner, pid: lockSetterPID) },
-            constraints: constraints, problems: [gravityProblem].compactMap { $0 })
-        status.sensors = replay == nil ? (accelerometerEntry.map { [$0] } ?? []) : mockSensorEntries
+            constraints: constraints, problems: [gravityProblem].compactMap { $0 } + sensorProblems)
+        status.sensors = replay == nil ? hardwareSensorEntries : mockSensorEntries
         return status
     }
 

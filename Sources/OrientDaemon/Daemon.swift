@@ -198,11 +198,6 @@ package final class Daemon {
         hub.start()
     }
 
-    /// A light, proximity or compass reading, or its sensor, changed.
-    private func sensorChanged(_ kind: SensorKind) {
-        sensorProxy?.update(sensorProxyReading)
-        updateStatus()
-    }
 
     /// Returns the classifier's filtered vector and whether a deadline is
     /// pending: the sensor keeps its full rate while the classifier is deciding.
@@ -269,17 +264,12 @@ package final class Daemon {
         // not; anyone else's samples are thinned and never keep the sensor at
         // full rate.
         sensor.fullRate = connections.contains { $0.wantsSamples && $0.sampleThinning == nil }
-        for (kind, slot) in hub?.slots ?? [:] { slot.wanted = sensorWanted(kind, connections: connections) }
+        let socketDemand = environmentDemand
+        for (kind, slot) in hub?.slots ?? [:] { slot.wanted = sensorProxy?.wants(kind) == true || socketDemand.contains(kind) }
         if !sensor.wanted {
             loop.cancel(deadlineTimer)
             deadlineTimer = nil
         }
-    }
-
-    /// Light, proximity and the compass are read while a D-Bus client claims
-    /// them.
-    private func sensorWanted(_ kind: SensorKind, connections: [ClientConnection]) -> Bool {
-        sensorProxy?.wants(kind) == true
     }
 
     func answerPendingGets() {
@@ -341,7 +331,7 @@ package final class Daemon {
 
     /// What the D-Bus side publishes: the effective orientation, once the sensor
     /// has had a reading since it was last started.
-    private var sensorProxyReading: SensorProxyService.Reading {
+    var sensorProxyReading: SensorProxyService.Reading {
         let state = engine.state
         let reading: Bool
         switch state.sensor {
@@ -349,20 +339,10 @@ package final class Daemon {
         case .active: reading = readingsSinceActive > 0
         case .idle, .absent: reading = false
         }
-        var light = SensorValue<LightLevel>.absent
-        var proximity = SensorValue<Bool>.absent
-        var compass = SensorValue<Double>.absent
-        for slot in hub?.slots.values.map({ $0 }) ?? [] {
-            switch slot.value {
-            case .absent: break
-            case .light(let level): light = .present(level)
-            case .proximity(let near): proximity = .present(near)
-            case .compass(let heading): compass = .present(heading)
-            }
-        }
         return SensorProxyService.Reading(
             hasAccelerometer: state.sensor != .absent, fresh: reading && state.physical != .undefined,
-            orientation: state.orientation, tilt: state.tilt, light: light, proximity: proximity, compass: compass)
+            orientation: state.orientation, tilt: state.tilt, light: environment.light, proximity: environment.proximity,
+            compass: compassValue)
     }
 
     func mutateEngine(_ body: (inout OrientationEngine) -> StateMessage?) {

@@ -81,6 +81,8 @@ package final class HardwareSensor {
     /// start, and no raw attributes to poll), by syspath, with the reason:
     /// skipped until udev says something new about them or the config is reloaded.
     package private(set) var unreadable: [String: String] = [:]
+    /// Accelerometers not used at the last rescan, and why (`status`).
+    package private(set) var skipped: [(sysname: String, syspath: String, reason: String)] = []
 
     package init(loop: EventLoop, log: Log, config: DaemonConfig, udev: Udev) {
         self.loop = loop
@@ -147,8 +149,13 @@ package final class HardwareSensor {
     package func rescan(reason: String) {
         let devices = udev.iioDevices().filter { unreadable[$0.info.syspath] == nil }
         let decision = AccelerometerChoice.choose(devices.map(\.info), pinned: config.device)
+        skipped = []
         for skipped in decision.skipped where skipped.device.hasRawAxes || skipped.device.hasScanElements {
             log.info("skipping \(skipped.device.sysname): \(skipped.reason)")
+            self.skipped.append((skipped.device.sysname, skipped.device.syspath, skipped.reason))
+        }
+        for (syspath, reason) in unreadable.sorted(by: { $0.key < $1.key }) {
+            self.skipped.append((String(syspath.split(separator: "/").last ?? ""), syspath, reason))
         }
         let chosen = decision.chosen.flatMap { info in devices.first { $0.info.sysname == info.sysname } }
         if let pinned = config.device, chosen == nil {

@@ -22,6 +22,10 @@ final class SysfsAttribute {
 
     /// The attribute's text (at most 256 bytes).
     func read() throws(SensorError) -> String {
+        // A file replaced under its descriptor (a testbed renaming a new one
+        // over it; never real sysfs) shows no links left: open the new one.
+        var info = stat()
+        if fd >= 0, fstat(fd, &info) == 0, info.st_nlink == 0 { close() }
         if fd < 0 {
             fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else {

@@ -36,8 +36,10 @@ class LightTests(SensorProxyTestCase):
         self.start_proxy()
         client = self.client()
         self.assertTrue(client.get("HasAmbientLight"))
-        self.assertEqual(client.get("LightLevelUnit"), unit)
         client.call("ClaimLight")
+        # The unit is known once the sensor has been read (before, an unread
+        # sensor answers lux, as one without a sensor does).
+        self.assertEqual(client.get("LightLevelUnit"), unit)
         self.assertAlmostEqual(client.get("LightLevel"), level, places=3)
         self.sysfs.set_attribute(device, attribute, text)
         client.wait_signal("LightLevel", after, timeout=5)
