@@ -160,7 +160,7 @@ struct DaemonStatusTests {
             JSONMember(key: "severity", value: .string("warning")), JSONMember(key: "since_ms", value: .number(12)),
         ])])
         #expect(try DaemonStatus(fields: members).problems == [DaemonStatus.Problem(problem: "p", fix: "f")])
-        #expect(Self.bare.json(seq: nil).hasSuffix(#","problems":[]}"#))
+        #expect(Self.bare.json(seq: nil).contains(#","problems":[],"#))
     }
 
     @Test("a malformed problems member is an error naming it", arguments: [
