@@ -32,6 +32,12 @@ var package = Package(
         ),
         // epoll, timerfd, signalfd and SO_PEERCRED, which Glibc's module lacks.
         .systemLibrary(name: "CLinux"),
+        // libevdev: input-subsystem accelerometers and proximity switches (Evdev.swift).
+        .systemLibrary(
+            name: "CEvdev",
+            pkgConfig: "libevdev",
+            providers: [.apt(["libevdev-dev"])]
+        ),
         // What daemon and apps share: orientation names and masks, the state,
         // request and reply messages, JSON, the trace format. No C, no I/O;
         // its one system call is MonotonicClock's clock read (package access).
@@ -44,7 +50,9 @@ var package = Package(
         // Synthetic trajectories (seeded noise, linear acceleration, tilt) for tests and traces/.
         .target(name: "OrientSynth", dependencies: ["OrientSense", "OrientProtocol"]),
         // The daemon's I/O: mock replay, (later) sensors, event loop, socket server.
-        .target(name: "OrientDaemon", dependencies: ["OrientSense", "OrientSensors", "OrientProtocol", "CIIO", "CLinux", "CSystemd"]),
+        .target(
+            name: "OrientDaemon",
+            dependencies: ["OrientSense", "OrientSensors", "OrientProtocol", "CIIO", "CLinux", "CSystemd", "CEvdev"]),
         .executableTarget(
             name: "orientd",
             dependencies: ["OrientDaemon", "OrientSense", "OrientProtocol"],
