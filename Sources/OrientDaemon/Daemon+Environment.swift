@@ -161,6 +161,12 @@ extension Daemon {
     /// the attributes behind the readings.
     var accelerometerEntry: DaemonStatus.SensorEntry? {
         guard let sensor, let device = sensor.device else { return nil }
+        if device.input {
+            return DaemonStatus.SensorEntry(
+                kind: .accelerometer, device: device.info.sysname, syspath: device.info.syspath, driver: InputAccelDriver.name,
+                sources: [device.info.devnode ?? device.info.sysname, "ABS_X", "ABS_Y", "ABS_Z"],
+                state: sensor.status == .active ? .inUse : .idle)
+        }
         let buffered = sensor.capture == .buffered || (sensor.capture == .none && device.info.hasScanElements)
         let scales = ["in_accel_scale", "in_accel_x_scale", "in_accel_y_scale", "in_accel_z_scale", "scale", "in_accel_offset"]
             .filter { device.attributes[$0] != nil }

@@ -54,6 +54,8 @@ package final class HardwareSensor {
     /// How readings are taken.
     package enum Capture: String, Sendable {
         case none, buffered, polled
+        /// Input events (evdev).
+        case events
     }
 
     /// The sensor reports only on change (a HID sensor hub's buffer, which has
@@ -117,7 +119,7 @@ package final class HardwareSensor {
     /// udev announced IIO devices (the hub passes them on): a device udev
     /// speaks of again gets another chance to be read.
     package func udevEvents(_ events: [Udev.Event]) {
-        let iio = events.filter { $0.subsystem == "iio" }
+        let iio = events.filter { $0.subsystem == "iio" || $0.subsystem == "input" }
         guard !iio.isEmpty else { return }
         for event in iio { unreadable = unreadable.filter { !$0.key.hasSuffix("/\(event.sysname)") } }
         rescan(reason: iio.map { "\($0.action.rawValue) \($0.sysname)" }.joined(separator: ", "))
@@ -145,6 +147,22 @@ package final class HardwareSensor {
         rescanLater(reason: "\(device.info.sysname) unreadable")
     }
 
+    /// The first input accelerometer (udev `ID_INPUT_ACCELEROMETER`), not in
+    /// the base and readable, described as the accelerometer path needs it.
+    private func inputAccelerometer() -> UdevIIODevice? {
+        let candidates = udev.sensorDevices().filter { InputAccelDriver.discover($0) && unreadable[$0.syspath] == nil }
+            .filter { $0.properties["ACCEL_LOCATION"] != "base" }
+            .sorted { deviceNumber($0) < deviceNumber($1) }
+        guard let device = candidates.first else { return nil }
+        let info = IIODeviceInfo(
+            sysname: device.sysname, syspath: device.syspath, devnode: device.devnode,
+            name: device.attributes["name"].map { $0.trimmingWhitespace() }, accelLocation: device.properties["ACCEL_LOCATION"])
+        var described = UdevIIODevice(info: info, properties: device.properties, attributes: [:])
+        described.driver = device.driver
+        described.input = true
+        return described
+    }
+
     /// Enumerates the IIO devices again and (re)chooses the accelerometer.
     package func rescan(reason: String) {
         let devices = udev.iioDevices().filter { unreadable[$0.info.syspath] == nil }
@@ -157,7 +175,11 @@ package final class HardwareSensor {
         for (syspath, reason) in unreadable.sorted(by: { $0.key < $1.key }) {
             self.skipped.append((String(syspath.split(separator: "/").last ?? ""), syspath, reason))
         }
-        let chosen = decision.chosen.flatMap { info in devices.first { $0.info.sysname == info.sysname } }
+        var chosen = decision.chosen.flatMap { info in devices.first { $0.info.sysname == info.sysname } }
+        if chosen == nil, config.device == nil {
+            // No IIO accelerometer: an input one, as iio-sensor-proxy's input-accel reads.
+            chosen = inputAccelerometer()
+        }
         if let pinned = config.device, chosen == nil {
             log.warning("configured device '\(pinned)' not found")
         }
@@ -199,6 +221,11 @@ package final class HardwareSensor {
         let decided = ZSign.decide(setting: config.zSign, driverName: device.info.name)
         if decided != zSign { log.info("\(device.info.sysname): z sign \(decided)") }
         zSign = decided
+        if device.input {
+            // The input driver scales by each axis's resolution itself.
+            calibration = .identity
+            return
+        }
         do {
             let (calibration, warnings) = try AxisCalibration.resolve(
                 // cros-ec sensors name their shared scale plainly `scale` (as iio-sensor-proxy reads it).
@@ -227,7 +254,9 @@ package final class HardwareSensor {
     private func open(_ device: UdevIIODevice) {
         let driver: any AccelerometerDriver
         do {
-            driver = try IIOAccelDriver(device: device, sensor: self, loop: loop, log: log)
+            driver = device.input
+                ? try InputAccelDriver(device: device, sensor: self, loop: loop, log: log)
+                : try IIOAccelDriver(device: device, sensor: self, loop: loop, log: log)
         } catch {
             log.warning("\(device.info.sysname): cannot open: \(error)")
             status = .idle

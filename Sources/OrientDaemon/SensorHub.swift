@@ -10,7 +10,7 @@ package final class SensorHub {
     /// The drivers of each kind beside the accelerometer.
     package static var drivers: [SensorKind: [any SensorDriver.Type]] { [
         .light: [IIOPollLight.self, IIOBufferLight.self, HwmonLightDriver.self],
-        .proximity: [IIOPollProximity.self],
+        .proximity: [IIOPollProximity.self, InputProximity.self],
         .compass: [IIOBufferCompass.self],
     ] }
 

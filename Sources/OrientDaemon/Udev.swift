@@ -17,6 +17,8 @@ package struct UdevIIODevice: Sendable, Equatable {
     /// chip's bus device: `mxc4005`, `acpi:MXC4005:MXC4005:`), for `status`.
     package var driver: String? = nil
     package var modalias: String? = nil
+    /// An input (evdev) accelerometer rather than an IIO device.
+    package var input = false
 }
 
 /// Every libudev call of the daemon: enumerating IIO devices, reading their

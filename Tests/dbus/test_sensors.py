@@ -164,3 +164,39 @@ class MonitorSensorLightProximityTests(SensorProxyTestCase):
         printed(r"Proximity value changed: 0")
         self.__class__.printed_lines = list(lines)
         print("\n  [monitor-sensor] " + "\n  [monitor-sensor] ".join(lines))
+
+
+class InputProximityTests(SensorProxyTestCase):
+    """A proximity switch (evdev SW_FRONT_PROXIMITY; input-proximity.umockdev
+    models an N900-style gpio-keys device whose lens-cover switch sits in the
+    bit beside it)."""
+
+    def setUp(self):
+        super().setUp()
+        import evdev_support
+        self.ev = evdev_support
+        self.node = evdev_support.EvdevNode(self.sysfs.testbed, "input-proximity")
+
+    def test_the_switch_gives_near_and_far_as_events(self):
+        """HasProximity; the kernel's first state (far); near and far as the switch flips"""
+        self.start_proxy()
+        client = self.client()
+        self.assertTrue(client.get("HasProximity"))
+        client.call("ClaimProximity")
+        self.assertFalse(client.get("ProximityNear"))
+        self.node.send(self.ev.switch_frame(self.ev.SW_FRONT_PROXIMITY, 1))
+        client.wait_signal("ProximityNear", True)
+        client.signals.clear()
+        self.node.send(self.ev.switch_frame(self.ev.SW_FRONT_PROXIMITY, 0))
+        client.wait_signal("ProximityNear", False)
+
+    def test_fail_safe_a_switch_that_vanishes_near_reads_far(self):
+        """near during a call, then the device is unplugged: ProximityNear false, HasProximity false"""
+        self.start_proxy()
+        client = self.client()
+        client.call("ClaimProximity")
+        self.node.send(self.ev.switch_frame(self.ev.SW_FRONT_PROXIMITY, 1))
+        client.wait_signal("ProximityNear", True)
+        self.node.remove()
+        client.wait_signal("ProximityNear", False)
+        self.assertFalse(client.get("HasProximity"))
