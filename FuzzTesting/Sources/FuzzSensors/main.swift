@@ -7,7 +7,8 @@
 // - HwmonLight.level reads the value as hwmon's `(a,b)`;
 // - ProximityThreshold.nearLevel reads each text as a near level, and a
 //   threshold at the first good one takes the others' levels as readings;
-// - CompassHeading.degrees wraps the light levels read.
+// - CompassHeading.degrees wraps the light levels read;
+// - InputCapabilities.has reads the value as a capability bitmap.
 //
 // Invariants beyond "no crash":
 // - a light level is finite, not below 0 and not -0; a processed value takes
@@ -16,7 +17,9 @@
 // - an hwmon level is in [0, 100], in the vendor's unit;
 // - a near level is finite and above 0; a near decision means the reading was
 //   at least the far threshold, a far one that it was below the near level;
-// - a heading is in [0, 360) and not -0.
+// - a heading is in [0, 360) and not -0;
+// - a capability bit is set only in a bitmap of hex words, and a bit past the
+//   words given is never set.
 import FuzzSupport
 import OrientSensors
 
@@ -71,6 +74,14 @@ public func fuzzSensors(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             }
         } catch {
             checkError(error, names: ["in_proximity_nearlevel"])
+        }
+    }
+
+    let words = value.split(separator: " ")
+    for bit in [0, 11, 63, 64, 127, 1000] {
+        let set = InputCapabilities.has(bit: bit, in: value)
+        if set {
+            fuzzCheck(bit / 64 < words.count, "bit \(bit) set past the \(words.count) words of '\(shown(value))'")
         }
     }
 
