@@ -16,30 +16,16 @@ package final class HwmonLightDriver: SensorDriver {
     }
 
     package let sources = ["light"]
-    private let value: SysfsAttribute
     private let poller: Poller
-    private var loggedGarbage = false
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
-        value = SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: "light")
         poller = Poller(loop: loop, intervalMs: 2000)
         log.info("\(device.sysname): light from hwmon 'light' every 2000 ms")
-        poller.start { [unowned self, log] in
-            do {
-                let level = try OrientSensors.HwmonLight.level(try self.value.read())
-                self.loggedGarbage = false
-                deliver(.light(level))
-            } catch let error as SensorError {
-                deliver(.failed(error))
-            } catch {
-                if !self.loggedGarbage { log.warning("\(device.sysname): \(error) (dropping such readings)") }
-                self.loggedGarbage = true
-            }
-        }
+        poller.start(
+            reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: "light"), log: log,
+            sysname: device.sysname, parse: { text throws(AttributeError) in .light(try OrientSensors.HwmonLight.level(text)) },
+            deliver: deliver)
     }
 
-    package func close() {
-        poller.stop()
-        value.close()
-    }
+    package func close() { poller.stop() }
 }

@@ -19,30 +19,21 @@ package final class IIOPollLight: SensorDriver {
     }
 
     package let sources: [String]
-    private let channel: LightChannel
-    private let value: SysfsAttribute
-    private let scale: String?
-    private let offset: String?
     private let poller: Poller
-    private let deliver: (SensorEvent) -> Void
-    private var loggedGarbage = false
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
         guard let channel = LightChannel.find(in: device.attributeNames) else {
             throw SensorError(message: "\(device.sysname) has no light channel", code: ENODEV)
         }
-        self.channel = channel
-        self.deliver = deliver
         let directory = sysfsDirectory(device)
-        value = SysfsAttribute(sysname: device.sysname, directory: directory, name: channel.value)
         // Read afresh at open (a driver may change them with the range), not
         // from the enumeration's snapshot.
         func current(_ name: String?) -> String? {
             guard let name else { return nil }
             return (try? SysfsAttribute(sysname: device.sysname, directory: directory, name: name).read()) ?? device.attributes[name]
         }
-        scale = current(channel.scale)
-        offset = current(channel.offset)
+        let scale = current(channel.scale)
+        let offset = current(channel.offset)
         sources = [channel.value, channel.scale, channel.offset].compactMap { $0 }
         let interval = LightChannel.pollIntervalMs(integrationTime: current(channel.integrationTime))
         poller = Poller(loop: loop, intervalMs: interval)
@@ -53,23 +44,12 @@ package final class IIOPollLight: SensorDriver {
             throw SensorError(message: "\(device.sysname): \(error)", code: EINVAL)
         }
         log.info("\(device.sysname): light from \(sources.joined(separator: ", ")) every \(formatFrequency(interval)) ms")
-        poller.start { [unowned self, log] in
-            do {
-                let text = try self.value.read()
-                let level = try self.channel.level(value: text, scale: self.scale, offset: self.offset)
-                self.loggedGarbage = false
-                self.deliver(.light(LightLevel(level, unit: .lux)))
-            } catch let error as SensorError {
-                self.deliver(.failed(error))
-            } catch {
-                if !self.loggedGarbage { log.warning("\(device.sysname): \(error) (dropping such readings)") }
-                self.loggedGarbage = true
-            }
-        }
+        poller.start(
+            reading: SysfsAttribute(sysname: device.sysname, directory: directory, name: channel.value), log: log,
+            sysname: device.sysname,
+            parse: { text throws(AttributeError) in .light(LightLevel(try channel.level(value: text, scale: scale, offset: offset), unit: .lux)) },
+            deliver: deliver)
     }
 
-    package func close() {
-        poller.stop()
-        value.close()
-    }
+    package func close() { poller.stop() }
 }

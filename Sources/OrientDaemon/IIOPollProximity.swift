@@ -45,37 +45,25 @@ package final class IIOPollProximity: SensorDriver {
     }
 
     package let sources: [String]
-    private let value: SysfsAttribute
     private var threshold: ProximityThreshold
     private let poller: Poller
-    private var loggedGarbage = false
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
         guard let channel = IIOPollProximity.channel(device), case .success(let near) = IIOPollProximity.nearLevel(device) else {
             throw SensorError(message: "\(device.sysname): no proximity channel with a near level", code: ENODEV)
         }
-        value = SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: channel)
         threshold = ProximityThreshold(nearLevel: near.level)
         sources = [channel, near.source]
         poller = Poller(loop: loop, intervalMs: 500)
         log.info("\(device.sysname): proximity from \(channel), near at \(formatFrequency(near.level)) (\(near.source)), far below \(formatFrequency(threshold.farBelow))")
-        poller.start { [unowned self, log] in
-            do {
-                let text = try self.value.read()
-                let raw = try attributeNumber(text, attribute: channel)
-                self.loggedGarbage = false
-                deliver(.proximity(near: self.threshold.update(raw: raw)))
-            } catch let error as SensorError {
-                deliver(.failed(error))
-            } catch {
-                if !self.loggedGarbage { log.warning("\(device.sysname): \(error) (dropping such readings)") }
-                self.loggedGarbage = true
-            }
-        }
+        poller.start(
+            reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: channel), log: log,
+            sysname: device.sysname,
+            parse: { [unowned self] text throws(AttributeError) in
+                .proximity(near: self.threshold.update(raw: try attributeNumber(text, attribute: channel)))
+            },
+            deliver: deliver)
     }
 
-    package func close() {
-        poller.stop()
-        value.close()
-    }
+    package func close() { poller.stop() }
 }

@@ -1,4 +1,5 @@
 import OrientProtocol
+import OrientSensors
 
 /// Runs `read` now and then every `intervalMs` on the loop's timer until
 /// stopped: the polled drivers' clock. One timer armed at a time; nothing
@@ -33,11 +34,42 @@ final class Poller {
         }
     }
 
-    /// Stops polling.
+    /// Polls one sysfs attribute: each text read goes through `parse`, and
+    /// what it makes goes to `deliver`; a failed read is delivered as
+    /// `.failed`, a text that does not parse is logged once (until a good one)
+    /// and dropped. `stop()` closes the attribute.
+    func start(reading attribute: SysfsAttribute, log: Log, sysname: String,
+               parse: @escaping (String) throws(AttributeError) -> SensorEvent, deliver: @escaping (SensorEvent) -> Void) {
+        self.attribute = attribute
+        var loggedGarbage = false
+        start {
+            let text: String
+            do throws(SensorError) {
+                text = try attribute.read()
+            } catch {
+                deliver(.failed(error))
+                return
+            }
+            do throws(AttributeError) {
+                let event = try parse(text)
+                loggedGarbage = false
+                deliver(event)
+            } catch {
+                if !loggedGarbage { log.warning("\(sysname): \(error) (dropping such readings)") }
+                loggedGarbage = true
+            }
+        }
+    }
+
+    private var attribute: SysfsAttribute?
+
+    /// Stops polling (and closes the attribute `start(reading:…)` read).
     func stop() {
         running = false
         loop.cancel(timer)
         timer = nil
         read = {}
+        attribute?.close()
+        attribute = nil
     }
 }

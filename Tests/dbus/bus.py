@@ -7,7 +7,9 @@ so `monitor-sensor`, `gdbus --system` and `busctl --system` talk to it as they
 would to the machine's. The fake accelerometer is the umockdev harness's.
 """
 
+import os
 import re
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -181,6 +183,12 @@ class SensorProxyTestCase(DaemonTestCase):
         env.pop("LD_PRELOAD", None)
         return env
 
+    def monitor_sensor(self):
+        """iio-sensor-proxy's `monitor-sensor`, started on the private bus and stopped with the test."""
+        monitor = MonitorSensor(self.client_environment())
+        self.addCleanup(monitor.stop)
+        return monitor
+
     def run_client(self, args, timeout=10):
         return subprocess.run(args, env=self.client_environment(), capture_output=True, text=True, timeout=timeout)
 
@@ -191,3 +199,28 @@ class SensorProxyTestCase(DaemonTestCase):
 
     def wait_claimers(self, count, timeout=5.0):
         wait_until(lambda: self.claimers() == count, timeout, f"{count} claimers", detail=self.daemon.log_tail)
+
+
+class MonitorSensor:
+    """iio-sensor-proxy's `monitor-sensor` as a client: its output, line by line."""
+
+    def __init__(self, env):
+        self.process = subprocess.Popen(["monitor-sensor"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.lines = []
+        self._pending = b""
+
+    def printed(self, pattern, timeout=5):
+        """Waits for a line matching `pattern` (AssertionError at the deadline, with the output so far)."""
+        def seen():
+            ready, _, _ = select.select([self.process.stdout], [], [], 0.05)
+            if ready:
+                self._pending += os.read(self.process.stdout.fileno(), 4096)
+                *complete, self._pending = self._pending.split(b"\n")
+                self.lines.extend(line.decode(errors="replace").rstrip() for line in complete)
+            return any(re.search(pattern, line) for line in self.lines)
+        wait_until(seen, timeout, f"monitor-sensor to print /{pattern}/", detail=lambda: "\n".join(self.lines))
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+        self.process.stdout.close()

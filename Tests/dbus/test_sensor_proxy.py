@@ -31,32 +31,18 @@ class MonitorSensorTests(SensorProxyTestCase):
         """iio-sensor-proxy's monitor-sensor sees "Has accelerometer" and every turn"""
         device = self.sysfs.add(HID)
         self.start_proxy()
-        env = self.client_environment()
-        monitor = subprocess.Popen(["monitor-sensor"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.addCleanup(lambda: (monitor.kill(), monitor.wait()))
-        lines = []
-        pending = b""
-
-        def printed(pattern):
-            def seen():
-                nonlocal pending
-                ready, _, _ = select.select([monitor.stdout], [], [], 0.05)
-                if ready:
-                    pending += os.read(monitor.stdout.fileno(), 4096)
-                    *complete, pending = pending.split(b"\n")
-                    lines.extend(line.decode(errors="replace").rstrip() for line in complete)
-                return any(re.search(pattern, line) for line in lines)
-            wait_until(seen, 5, f"monitor-sensor to print /{pattern}/", detail=lambda: "\n".join(lines))
+        monitor = self.monitor_sensor()
+        printed = monitor.printed
 
         printed(r"=== Has accelerometer")
         printed(r"orientation changed: normal")
         self.sysfs.set_raw(device, **LEFT_UP_RAW)
         printed(r"orientation changed: left-up")
         self.sysfs.set_raw(device, **NORMAL_RAW)
-        del lines[:]
+        del monitor.lines[:]
         printed(r"orientation changed: normal")
         if os.environ.get("ORIENTD_DBUS_VERBOSE"):
-            print("\n    monitor-sensor printed:", *lines, sep="\n      ")
+            print("\n    monitor-sensor printed:", *monitor.lines, sep="\n      ")
 
 
 class IntrospectionTests(SensorProxyTestCase):

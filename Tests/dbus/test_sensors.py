@@ -8,11 +8,8 @@ gives something else for three of them (noted at each).
 """
 
 import os
-import re
-import select
-import subprocess
 
-from bus import SensorProxyTestCase, wait_until
+from bus import SensorProxyTestCase
 
 LIGHT = {
     # fixture: (expected level, unit, attribute changed live, new text, expected after)
@@ -138,21 +135,8 @@ class MonitorSensorLightProximityTests(SensorProxyTestCase):
         """iio-sensor-proxy's monitor-sensor prints the light sensor, the proximity sensor and their changes"""
         self.device = self.sysfs.add("iio-proximity-stk3310-udev-nearlevel.umockdev")
         self.start_proxy()
-        monitor = subprocess.Popen(["monitor-sensor"], env=self.client_environment(), stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT)
-        self.addCleanup(lambda: (monitor.kill(), monitor.wait()))
-        lines, pending = [], b""
-
-        def printed(pattern):
-            def seen():
-                nonlocal pending
-                ready, _, _ = select.select([monitor.stdout], [], [], 0.05)
-                if ready:
-                    pending += os.read(monitor.stdout.fileno(), 4096)
-                    *complete, pending = pending.split(b"\n")
-                    lines.extend(line.decode(errors="replace").rstrip() for line in complete)
-                return any(re.search(pattern, line) for line in lines)
-            wait_until(seen, 5, f"monitor-sensor to print /{pattern}/", detail=lambda: "\n".join(lines))
+        monitor = self.monitor_sensor()
+        printed = monitor.printed
 
         printed(r"=== Has ambient light sensor")
         printed(r"=== Has proximity sensor")
@@ -162,8 +146,7 @@ class MonitorSensorLightProximityTests(SensorProxyTestCase):
         printed(r"Proximity value changed: 1")
         self.sysfs.set_attribute(self.device, "in_proximity_raw", "0")
         printed(r"Proximity value changed: 0")
-        self.__class__.printed_lines = list(lines)
-        print("\n  [monitor-sensor] " + "\n  [monitor-sensor] ".join(lines))
+        print("\n  [monitor-sensor] " + "\n  [monitor-sensor] ".join(monitor.lines))
 
 
 class InputProximityTests(SensorProxyTestCase):
