@@ -18,10 +18,12 @@ final class IIOBufferedChannel {
     private let scale: Double
     private let offset: Double
 
-    /// Starts capture of `channel` (libiio's id, e.g. `intensity_both`) whose
-    /// attributes share `type` (e.g. `in_intensity`); `deliver` gets the newest
-    /// value of each batch, or the error that ended capture.
-    init(device: SensorDevice, channel: String, type: String, loop: EventLoop,
+    /// Starts capture of `channel` (its sysfs name without `in_`, e.g.
+    /// `intensity_both`) whose attributes share `type` (e.g. `in_intensity`);
+    /// `deliver` gets the newest value of each batch, or the error that ended
+    /// capture. libiio is asked for the channel by each of `libiioIDs` in turn
+    /// (default: `channel`), for a channel libiio names otherwise.
+    init(device: SensorDevice, channel: String, libiioIDs: [String] = [], type: String, loop: EventLoop,
          deliver: @escaping (Result<Double, SensorError>) -> Void) throws(SensorError) {
         self.loop = loop
         func number(_ names: [String], default value: Double) throws(SensorError) -> (Double, String?) {
@@ -38,7 +40,19 @@ final class IIOBufferedChannel {
         self.scale = scale
         self.offset = offset
         sources = ["scan_elements/in_\(channel)_en"] + [scaleName, offsetName].compactMap { $0 }
-        let capture = try BufferedCapture(sysname: device.sysname, channelNames: [channel], samples: 4)
+        var opened: BufferedCapture?
+        var failure = SensorError(message: "\(device.sysname): no scan element \(channel)", code: ENOTSUP)
+        for id in libiioIDs.isEmpty ? [channel] : libiioIDs {
+            do {
+                opened = try BufferedCapture(sysname: device.sysname, channelNames: [id], samples: 4)
+                break
+            } catch {
+                failure = error
+                // Only a channel libiio does not know by this id is worth another id.
+                guard error.code == ENOTSUP else { throw error }
+            }
+        }
+        guard let capture = opened else { throw failure }
         self.capture = capture
         fd = capture.pollFD
         loop.watch(fd, for: .readable) { [unowned self] _ in
@@ -113,7 +127,15 @@ package final class IIOBufferCompass: SensorDriver {
     private var channel: IIOBufferedChannel?
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
-        channel = try IIOBufferedChannel(device: device, channel: "rot_from_north_magnetic_tilt_comp", type: "in_rot", loop: loop) { result in
+        // libiio 0.x splits `in_rot_from_north_magnetic_tilt_comp` into the id
+        // `rot_from_north_magnetic` and the extended name `tilt_comp`, so it
+        // knows the channel by neither whole name; by that id it finds the
+        // tilt-compensated channel, the first of the two in scan order
+        // (hid-sensor-magn-3d numbers it before the uncompensated one).
+        channel = try IIOBufferedChannel(
+            device: device, channel: "rot_from_north_magnetic_tilt_comp",
+            libiioIDs: ["rot_from_north_magnetic_tilt_comp", "rot_from_north_magnetic"], type: "in_rot", loop: loop
+        ) { result in
             switch result {
             case .success(let value):
                 if let heading = CompassHeading.degrees(raw: value, scale: 1, offset: 0) { deliver(.compass(heading)) }

@@ -52,6 +52,50 @@ generator draws that scan's noise again (and refuses such data elsewhere).
   empty.script       nothing at all.
   late.script        one normal scan after 5 s: the buffer stays silent far past
                      the daemon's 500 ms grace.
+
+HID sensor hub light and compass (`hid-sensor-*`, Tests/dbus/test_hid_buffered.py
+and Tests/umockdev/test_buffered_sensors.py), modelled on an Intel ISH sensor hub
+(HID `001F:8087:0AC2`), each IIO device under its `HID-SENSOR-<usage>.N.auto`
+platform device, with the data-ready trigger the hub's common code registers
+(`<name>-dev<N>`, hid-sensor-trigger.c) as a sibling `triggerN`, and an empty
+`trigger/current_trigger` (so the daemon must attach that trigger itself):
+
+  hid-sensor-als     iio:device0 `als` (hid-sensor-als, usage 0x200041), as the
+                     driver was before it gained its illuminance channel: one
+                     channel, IIO_INTENSITY with modifier BOTH. Scan elements
+                     `in_intensity_both` `le:s32/32>>0` (the driver's sign 's',
+                     realbits = the 32-bit HID report field, storage u32) at
+                     index 0 and `in_timestamp` `le:s64/64>>0` at index 1: the
+                     value at bytes 0–3, padding, the timestamp at 8–15: 16-byte
+                     scans. Scale and offset shared by type (the driver's
+                     info_mask_shared_by_type): `in_intensity_scale=0.100000`,
+                     `in_intensity_offset=10` (non-zero so that a daemon leaving
+                     the offset out reads 1 lux low per 10 raw). Trigger
+                     `trigger0` named `als-dev0`. `in_intensity_both_raw` holds
+                     a level (7777 lux) no script delivers, and there is no
+                     `in_illuminance*` attribute, so only iio-buffer-als reads it.
+  hid-sensor-magn-3d iio:device1 `magn_3d` (hid-sensor-magn-3d, usage 0x200083):
+                     magn x, y, z and the tilt-compensated heading, each
+                     `le:s32/32>>0` with scan indices compacted as the driver
+                     assigns them (0–3), `in_timestamp` at 4. The daemon enables
+                     only `in_rot_from_north_magnetic_tilt_comp` and the
+                     timestamp: heading at 0–3, the timestamp at 8–15: 16-byte
+                     scans. `in_rot_scale=0.100000` (tenths of a degree) and
+                     `in_rot_offset=-50` (the real driver reports 0; -50 here so
+                     that a dropped offset shows, 5° off), `in_magn_scale`
+                     beside them. Trigger `trigger1` named `magn_3d-dev1`.
+                     `in_rot_from_north_magnetic_tilt_comp_raw` holds 123.4°,
+                     which no script delivers.
+
+  hid-sensor-als.script      one scan every 100 ms: 500 lux for 3 s, 80 lux for
+                             1 s, 3000 lux for 3 s (LIGHT_SEQUENCE).
+  hid-sensor-magn-3d.script  one scan every 100 ms: 90° for 3 s, 359.5° for
+                             1 s, a raw value giving exactly 360° (published as
+                             0°) for 1 s, then 180° for 3 s (COMPASS_SEQUENCE).
+                             The first value is held 3 s: umockdev's script clock
+                             starts when the script is loaded (umockdev-run: at
+                             start), not when the daemon opens the node, and the
+                             daemon opens it only when claimed.
 """
 
 import math
@@ -240,6 +284,118 @@ DEVICES = {
         raw_pose="bottom-up", extra_attributes=BMC150_ATTRIBUTES, low_bits=NEW_DATA),
 }
 
+# MARK: HID sensor hub light and compass
+
+HID_HUB = "/devices/pci0000:00/0000:00:12.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}/001F:8087:0AC2.0001"
+HID_HUB_PARENTS = [
+    (HID_HUB, [("E", "DRIVER", "hid-sensor-hub"), ("E", "HID_ID", "001F:00008087:00000AC2"),
+               ("E", "HID_NAME", "hid-ishtp 8087:0AC2"), ("E", "MODALIAS", "hid:b001Fg0001v00008087p00000AC2"),
+               ("E", "SUBSYSTEM", "hid"), ("A", "modalias", "hid:b001Fg0001v00008087p00000AC2")]),
+    ("/devices/pci0000:00/0000:00:12.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}",
+     [("E", "DRIVER", "ishtp-hid"), ("E", "SUBSYSTEM", "ishtp")]),
+    ("/devices/pci0000:00/0000:00:12.0",
+     [("E", "DRIVER", "intel_ish_ipc"), ("E", "PCI_ID", "8086:A0FC"), ("E", "SUBSYSTEM", "pci"),
+      ("A", "vendor", "0x8086"), ("A", "device", "0xa0fc")]),
+]
+#: (lux, scans) the light script delivers, one scan every HID_SCAN_PERIOD_MS.
+LIGHT_SEQUENCE = [(500.0, 30), (80.0, 10), (3000.0, 30)]
+#: (degrees as computed, scans) the compass script delivers; 360 is published as 0.
+COMPASS_SEQUENCE = [(90.0, 30), (359.5, 10), (360.0, 10), (180.0, 30)]
+HID_SCAN_PERIOD_MS = 100
+
+
+class HidSensor:
+    """One HID sensor hub IIO device with one channel the daemon captures
+    (`channel`, scaled by `scale` and `offset`) beside others it must leave
+    disabled, plus the timestamp; and its trigger."""
+
+    def __init__(self, name, *, usage, instance, sysname, chip, channel, elements, scale, offset,
+                 attributes, sequence, idle_value):
+        self.name = name
+        self.platform = f"{HID_HUB}/HID-SENSOR-{usage}.{instance}.auto"
+        self.usage = usage
+        self.sysname = sysname
+        self.number = int(sysname.removeprefix("iio:device"))
+        self.chip = chip
+        self.channel = channel
+        self.elements = elements  # [(channel, index, type text)], the captured one among them
+        self.scale, self.offset = scale, offset
+        self.attributes = attributes  # [(name, text)], scale and offset among them
+        self.sequence = sequence
+        self.idle_value = idle_value
+
+    def raw(self, value):
+        """The raw word that reads `value`: value = (raw + offset) × scale."""
+        raw = round(value / self.scale - self.offset)
+        if abs((raw + self.offset) * self.scale - value) > 1e-9:
+            raise ValueError(f"{value} is not a whole raw value at scale {self.scale}")
+        return raw
+
+    def umockdev(self):
+        driver = {"als": "hid_sensor_als", "magn_3d": "hid_sensor_magn_3d"}[self.chip]
+        lines = [f"P: {self.platform}/{self.sysname}", f"N: {self.sysname}", f"E: DEVNAME=/dev/{self.sysname}",
+                 "E: DEVTYPE=iio_device", "E: MAJOR=236", f"E: MINOR={self.number}", "E: SUBSYSTEM=iio",
+                 f"A: dev=236:{self.number}\\n", f"A: name={self.chip}\\n",
+                 f"A: {self.channel}_raw={self.raw(self.idle_value)}\\n"]
+        lines += [f"A: {key}={value}\\n" for key, value in self.attributes]
+        for channel, index, type_text in self.elements:
+            lines += [f"A: scan_elements/{channel}_en=0\\n", f"A: scan_elements/{channel}_index={index}\\n",
+                      f"A: scan_elements/{channel}_type={type_text}\\n"]
+        lines += ["A: buffer/enable=0\\n", "A: buffer/length=2\\n", "A: buffer/watermark=1\\n",
+                  "A: trigger/current_trigger=\\n"]
+        lines += ["", f"P: {self.platform}", f"E: DRIVER={driver}", f"E: MODALIAS=platform:HID-SENSOR-{self.usage}",
+                  "E: SUBSYSTEM=platform", f"A: modalias=platform:HID-SENSOR-{self.usage}\\n"]
+        for syspath, entries in HID_HUB_PARENTS:
+            lines += ["", f"P: {syspath}"]
+            lines += [f"{kind}: {key}={value}" + ("\\n" if kind == "A" else "") for kind, key, value in entries]
+        # The data-ready trigger, a sibling of the IIO device (iio_trigger_alloc(parent, "%s-dev%d", ...)).
+        lines += ["", f"P: {self.platform}/trigger{self.number}", "E: SUBSYSTEM=iio",
+                  f"A: name={self.chip}-dev{self.number}\\n"]
+        return "\n".join(lines) + "\n"
+
+    def scan(self, value, timestamp_ns):
+        """The captured channel (le:s32 at 0) and the timestamp (le:s64 at 8): 16 bytes."""
+        data = ScanType("le:s32/32>>0").encode(self.raw(value)) + bytes(4) + ScanType("le:s64/64>>0").encode(timestamp_ns)
+        assert len(data) == 16
+        return data
+
+    def script(self):
+        lines = [f"# generated by make_fixtures.py for {self.name}.umockdev: "
+                 + ", ".join(f"{value:g} x{count}" for value, count in self.sequence)
+                 + f", one scan every {HID_SCAN_PERIOD_MS} ms"]
+        n = 0
+        for value, count in self.sequence:
+            for _ in range(count):
+                scan = self.scan(value, FIRST_TIMESTAMP_NS + n * HID_SCAN_PERIOD_MS * 1_000_000)
+                lines.append(f"r {HID_SCAN_PERIOD_MS} {escape(scan)}")
+                n += 1
+        return "\n".join(lines) + "\n"
+
+
+HID_SENSORS = {
+    "hid-sensor-als": HidSensor(
+        "hid-sensor-als", usage="200041", instance=3, sysname="iio:device0", chip="als",
+        channel="in_intensity_both",
+        elements=[("in_intensity_both", 0, "le:s32/32>>0"), ("in_timestamp", 1, "le:s64/64>>0")],
+        scale=0.1, offset=10,
+        attributes=[("in_intensity_scale", "0.100000"), ("in_intensity_offset", "10"),
+                    ("in_intensity_sampling_frequency", "10.000000"), ("in_intensity_hysteresis", "0.000000")],
+        sequence=LIGHT_SEQUENCE, idle_value=7777.0),
+    "hid-sensor-magn-3d": HidSensor(
+        "hid-sensor-magn-3d", usage="200083", instance=4, sysname="iio:device1", chip="magn_3d",
+        channel="in_rot_from_north_magnetic_tilt_comp",
+        elements=[("in_magn_x", 0, "le:s32/32>>0"), ("in_magn_y", 1, "le:s32/32>>0"), ("in_magn_z", 2, "le:s32/32>>0"),
+                  ("in_rot_from_north_magnetic_tilt_comp", 3, "le:s32/32>>0"), ("in_timestamp", 4, "le:s64/64>>0")],
+        scale=0.1, offset=-50,
+        attributes=[("in_magn_x_raw", "-212"), ("in_magn_y_raw", "118"), ("in_magn_z_raw", "-405"),
+                    ("in_magn_scale", "0.001000"), ("in_magn_offset", "0"),
+                    ("in_rot_scale", "0.100000"), ("in_rot_offset", "-50"),
+                    ("in_magn_sampling_frequency", "10.000000"), ("in_rot_sampling_frequency", "10.000000"),
+                    ("in_magn_hysteresis", "0.000000"), ("in_rot_hysteresis", "0.000000")],
+        sequence=COMPASS_SEQUENCE, idle_value=123.4),
+}
+
+
 # An arbitrary CLOCK_REALTIME (the kernel's default IIO clock) at the first scan, ns.
 FIRST_TIMESTAMP_NS = 1_732_924_800_123_456_789
 
@@ -286,6 +442,9 @@ def fixtures():
     late = DEVICES["bma255-s12le-rawleft"].scan(POSE["normal"], FIRST_TIMESTAMP_NS)
     out["late.script"] = (f"# generated by make_fixtures.py: one normal scan, 5 s late\n"
                           f"r 5000 {escape(late)}\n").encode("latin-1")
+    for name, sensor in HID_SENSORS.items():
+        out[f"{name}.umockdev"] = sensor.umockdev().encode()
+        out[f"{name}.script"] = sensor.script().encode("latin-1")
     return out
 
 
