@@ -15,7 +15,7 @@ package final class HwmonLightDriver: SensorDriver {
         return .yes
     }
 
-    package let sources = ["light"]
+    package static func sources(for device: SensorDevice) -> [String] { ["light"] }
     private let poller: Poller
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {

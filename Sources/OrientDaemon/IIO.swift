@@ -145,6 +145,11 @@ struct LibIIO {
     let destroyContext: orientd_iio_context_destroy_fn
     let findDevice: orientd_iio_context_find_device_fn
     let findChannel: orientd_iio_device_find_channel_fn
+    let channelsCount: orientd_iio_device_get_channels_count_fn
+    let channelAt: orientd_iio_device_get_channel_fn
+    let channelID: orientd_iio_channel_get_id_fn
+    let channelName: orientd_iio_channel_get_name_fn
+    let isOutput: orientd_iio_channel_is_output_fn
     let deviceName: orientd_iio_device_get_name_fn
     let getTrigger: orientd_iio_device_get_trigger_fn
     let setTrigger: orientd_iio_device_set_trigger_fn
@@ -178,6 +183,11 @@ struct LibIIO {
         destroyContext = try load("iio_context_destroy")
         findDevice = try load("iio_context_find_device")
         findChannel = try load("iio_device_find_channel")
+        channelsCount = try load("iio_device_get_channels_count")
+        channelAt = try load("iio_device_get_channel")
+        channelID = try load("iio_channel_get_id")
+        channelName = try load("iio_channel_get_name")
+        isOutput = try load("iio_channel_is_output")
         deviceName = try load("iio_device_get_name")
         getTrigger = try load("iio_device_get_trigger")
         setTrigger = try load("iio_device_set_trigger")
@@ -229,7 +239,7 @@ final class BufferedCapture {
         guard let device = iio.findDevice(context, sysname) else { throw fail("libiio finds no such device", ENODEV) }
         var channels: [(channel: OpaquePointer, type: ScanType)] = []
         for name in channelNames {
-            guard let channel = iio.findChannel(device, name, false), iio.isScanElement(channel),
+            guard let channel = BufferedCapture.inputChannel(iio, device, name), iio.isScanElement(channel),
                 let format = iio.dataFormat(channel)
             else { throw fail("no scan element \(name)", ENOTSUP) }
             let type: ScanType
@@ -316,6 +326,24 @@ final class BufferedCapture {
             offset += step
         }
         return out
+    }
+
+    /// The input channel the sysfs files `in_<name>_*` belong to. libiio
+    /// splits a channel's sysfs name into its id and an extended name
+    /// (`in_rot_from_north_magnetic_tilt_comp_raw`: id
+    /// `rot_from_north_magnetic`, name `tilt_comp`), and finds channels by
+    /// either alone, which would take the compass's uncompensated channel for
+    /// the tilt-compensated one: an id and name that make up `name` come
+    /// first, then libiio's own lookup.
+    private static func inputChannel(_ iio: LibIIO, _ device: OpaquePointer, _ name: String) -> OpaquePointer? {
+        for index in 0..<iio.channelsCount(device) {
+            guard let channel = iio.channelAt(device, index), !iio.isOutput(channel),
+                let id = iio.channelID(channel).map({ String(cString: $0) })
+            else { continue }
+            let extended = iio.channelName(channel).map { String(cString: $0) }
+            if let extended, "\(id)_\(extended)" == name { return channel }
+        }
+        return iio.findChannel(device, name, false)
     }
 
     /// Triggered capture needs a trigger: when none is set, use the device's own

@@ -10,8 +10,6 @@ package import OrientSensors
 /// its newest value as `(raw + offset) × scale`, the channel's own
 /// `_scale`/`_offset` else its type's.
 final class IIOBufferedChannel {
-    /// The attributes read, for `status`.
-    let sources: [String]
     private let loop: EventLoop
     private var capture: BufferedCapture?
     private var fd: Int32 = -1
@@ -21,9 +19,8 @@ final class IIOBufferedChannel {
     /// Starts capture of `channel` (its sysfs name without `in_`, e.g.
     /// `intensity_both`) whose attributes share `type` (e.g. `in_intensity`);
     /// `deliver` gets the newest value of each batch, or the error that ended
-    /// capture. libiio is asked for the channel by each of `libiioIDs` in turn
-    /// (default: `channel`), for a channel libiio names otherwise.
-    init(device: SensorDevice, channel: String, libiioIDs: [String] = [], type: String, loop: EventLoop,
+    /// capture.
+    init(device: SensorDevice, channel: String, type: String, loop: EventLoop,
          deliver: @escaping (Result<Double, SensorError>) -> Void) throws(SensorError) {
         self.loop = loop
         func number(_ names: [String], default value: Double) throws(SensorError) -> (Double, String?) {
@@ -35,24 +32,11 @@ final class IIOBufferedChannel {
             }
         }
         let (scale, scaleName) = try number(["in_\(channel)_scale", "\(type)_scale"], default: 1)
-        let (offset, offsetName) = try number(["in_\(channel)_offset", "\(type)_offset"], default: 0)
+        let (offset, _) = try number(["in_\(channel)_offset", "\(type)_offset"], default: 0)
         guard scale > 0 else { throw SensorError(message: "\(device.sysname): \(scaleName ?? "scale") must be above 0", code: EINVAL) }
         self.scale = scale
         self.offset = offset
-        sources = ["scan_elements/in_\(channel)_en"] + [scaleName, offsetName].compactMap { $0 }
-        var opened: BufferedCapture?
-        var failure = SensorError(message: "\(device.sysname): no scan element \(channel)", code: ENOTSUP)
-        for id in libiioIDs.isEmpty ? [channel] : libiioIDs {
-            do {
-                opened = try BufferedCapture(sysname: device.sysname, channelNames: [id], samples: 4)
-                break
-            } catch {
-                failure = error
-                // Only a channel libiio does not know by this id is worth another id.
-                guard error.code == ENOTSUP else { throw error }
-            }
-        }
-        guard let capture = opened else { throw failure }
+        let capture = try BufferedCapture(sysname: device.sysname, channelNames: [channel], samples: 4)
         self.capture = capture
         fd = capture.pollFD
         loop.watch(fd, for: .readable) { [unowned self] _ in
@@ -69,6 +53,15 @@ final class IIOBufferedChannel {
     }
 
     deinit { stop() }
+
+    /// The attributes a capture of `channel` reads: its scan element and the
+    /// scale and offset that apply to it.
+    static func sources(_ device: SensorDevice, channel: String, type: String) -> [String] {
+        ["scan_elements/in_\(channel)_en"]
+            + [["in_\(channel)_scale", "\(type)_scale"], ["in_\(channel)_offset", "\(type)_offset"]].compactMap { names in
+                names.first { device.has($0) }
+            }
+    }
 
     /// Ends capture.
     func stop() {
@@ -89,7 +82,10 @@ package final class IIOBufferLight: SensorDriver {
         return .yes
     }
 
-    package var sources: [String] { channel?.sources ?? [] }
+    package static func sources(for device: SensorDevice) -> [String] {
+        IIOBufferedChannel.sources(device, channel: "intensity_both", type: "in_intensity")
+    }
+
     private var channel: IIOBufferedChannel?
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
@@ -100,7 +96,7 @@ package final class IIOBufferLight: SensorDriver {
             case .failure(let error): deliver(.failed(error))
             }
         }
-        log.info("\(device.sysname): light from the buffer (\(sources.joined(separator: ", ")))")
+        log.info("\(device.sysname): light from the buffer (\(IIOBufferLight.sources(for: device).joined(separator: ", ")))")
     }
 
     package func close() {
@@ -123,7 +119,10 @@ package final class IIOBufferCompass: SensorDriver {
         return .yes
     }
 
-    package var sources: [String] { channel?.sources ?? [] }
+    package static func sources(for device: SensorDevice) -> [String] {
+        IIOBufferedChannel.sources(device, channel: "rot_from_north_magnetic_tilt_comp", type: "in_rot")
+    }
+
     private var channel: IIOBufferedChannel?
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
@@ -133,8 +132,7 @@ package final class IIOBufferCompass: SensorDriver {
         // tilt-compensated channel, the first of the two in scan order
         // (hid-sensor-magn-3d numbers it before the uncompensated one).
         channel = try IIOBufferedChannel(
-            device: device, channel: "rot_from_north_magnetic_tilt_comp",
-            libiioIDs: ["rot_from_north_magnetic_tilt_comp", "rot_from_north_magnetic"], type: "in_rot", loop: loop
+            device: device, channel: "rot_from_north_magnetic_tilt_comp", type: "in_rot", loop: loop
         ) { result in
             switch result {
             case .success(let value):
@@ -142,7 +140,7 @@ package final class IIOBufferCompass: SensorDriver {
             case .failure(let error): deliver(.failed(error))
             }
         }
-        log.info("\(device.sysname): compass from the buffer (\(sources.joined(separator: ", ")))")
+        log.info("\(device.sysname): compass from the buffer (\(IIOBufferCompass.sources(for: device).joined(separator: ", ")))")
     }
 
     package func close() {

@@ -18,7 +18,11 @@ package final class IIOPollLight: SensorDriver {
         return .yes
     }
 
-    package let sources: [String]
+    package static func sources(for device: SensorDevice) -> [String] {
+        guard let channel = LightChannel.find(in: device.attributeNames) else { return [] }
+        return [channel.value, channel.scale, channel.offset].compactMap { $0 }
+    }
+
     private let poller: Poller
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
@@ -34,7 +38,7 @@ package final class IIOPollLight: SensorDriver {
         }
         let scale = current(channel.scale)
         let offset = current(channel.offset)
-        sources = [channel.value, channel.scale, channel.offset].compactMap { $0 }
+        let sources = IIOPollLight.sources(for: device)
         let interval = LightChannel.pollIntervalMs(integrationTime: current(channel.integrationTime))
         poller = Poller(loop: loop, intervalMs: interval)
         // A scale that cannot be used is an error at open, not a stream of bad levels.

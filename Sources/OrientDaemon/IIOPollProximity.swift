@@ -44,7 +44,11 @@ package final class IIOPollProximity: SensorDriver {
         }
     }
 
-    package let sources: [String]
+    package static func sources(for device: SensorDevice) -> [String] {
+        guard let channel = channel(device), case .success(let near) = nearLevel(device) else { return [] }
+        return [channel, near.source]
+    }
+
     private var threshold: ProximityThreshold
     private let poller: Poller
 
@@ -53,7 +57,6 @@ package final class IIOPollProximity: SensorDriver {
             throw SensorError(message: "\(device.sysname): no proximity channel with a near level", code: ENODEV)
         }
         threshold = ProximityThreshold(nearLevel: near.level)
-        sources = [channel, near.source]
         poller = Poller(loop: loop, intervalMs: 500)
         log.info("\(device.sysname): proximity from \(channel), near at \(formatFrequency(near.level)) (\(near.source)), far below \(formatFrequency(threshold.farBelow))")
         poller.start(

@@ -20,7 +20,7 @@ package final class InputProximity: SensorDriver {
         return .yes
     }
 
-    package var sources: [String] { [device.path, "SW_FRONT_PROXIMITY"] }
+    package static func sources(for device: SensorDevice) -> [String] { [device.devnode ?? device.sysname, "SW_FRONT_PROXIMITY"] }
     private let device: EvdevDevice
     private let loop: EventLoop
     private var watching = false

@@ -18,8 +18,9 @@ package protocol SensorDriver: AnyObject {
     static func discover(_ device: SensorDevice) -> SensorDiscovery
     /// Opens `device` and starts reading it.
     init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError)
-    /// The attributes or files it reads, for `status`.
-    var sources: [String] { get }
+    /// The attributes or files it reads of `device`, for `status` (also
+    /// while it is not open).
+    static func sources(for device: SensorDevice) -> [String]
     /// Stops reading and closes everything it opened.
     func close()
 }

@@ -54,8 +54,8 @@ package final class SensorSlot {
     /// Whether the driver is open now.
     package var isOpen: Bool { open != nil }
 
-    /// The sources the open driver reads (status).
-    package var sources: [String] { open?.sources ?? [] }
+    /// What the chosen device's driver reads (status).
+    package var sources: [String] { chosen.map { $0.driver.sources(for: $0.device) } ?? [] }
 
     package init(kind: SensorKind, drivers: [any SensorDriver.Type], loop: EventLoop, log: Log) {
         self.kind = kind

@@ -66,6 +66,9 @@ class StatusSensorsTests(DaemonTestCase):
                          {"syspath": self.light, "driver": "iio-poll-als", "state": "idle", "value": None})
         self.assertEqual({k: sensors[("proximity", "iio:device3")][k] for k in ("driver", "state", "value")},
                          {"driver": "iio-poll-proximity", "state": "idle", "value": None})
+        # What each would read is known before it is opened.
+        self.assertEqual(light["sources"], ["in_illuminance_raw", "in_illuminance_scale"])
+        self.assertEqual(sensors[("proximity", "iio:device3")]["sources"], ["in_proximity0_raw", "in_proximity_nearlevel"])
         skipped = sensors[("proximity", "iio:device5")]
         self.assertEqual({k: skipped[k] for k in ("syspath", "driver", "state", "reason", "value")},
                          {"syspath": self.skipped, "driver": "iio-poll-proximity", "state": "skipped",
