@@ -7,7 +7,7 @@ behind them: spreads, the peer's own numbers, the 1- and 100-subscriber
 fan-out, the machine) and, only when a key is null, a `reasons` object saying
 why.
 
-    umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py [--quick] [--only fanout]
+    umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py [--quick] [--only fanout|umockdev|dbus|sensors|...]
 
 (it re-executes itself under umockdev-wrapper when started without it). It needs
 the release builds of orientd (`swift build -c release`) and of the Benchmarks
@@ -53,6 +53,25 @@ What each key measures (all peer comparisons in this one run, as ratios):
   same fake device at once. details give a bootstrap interval of the ratios.
 - rss_kib_100_clients: orientd's VmRSS with 100 subscribers (the peer's VmRSS,
   with its one claimant, in details).
+- dbus_light_proximity_cpu_ms_per_min, _peer, dbus_light_proximity_cpu_ratio_vs_peer
+  (goal <= 1.0; `--only sensors`): orientd's D-Bus side and the peer, each on its
+  own private system bus, on one testbed holding the accelerometer (DEVICE), a
+  phone's stk3310 (LIGHT_PROXIMITY: in_illuminance_raw + scale, in_proximity_raw,
+  udev PROXIMITY_NEAR_LEVEL) and a HID compass (COMPASS, its /dev node replaying
+  COMPASS_SCRIPT); one client on each claims light and proximity (ClaimLight,
+  ClaimProximity), the values do not change. On-CPU time of every thread
+  (schedstat) per minute over three 20 s windows, both daemons at once; the keys
+  are the windows' medians, the ratio is of those medians (each window's in
+  details). details.dbus_sensors.light_proximity_cpu also gives each daemon's
+  wakeups per second (voluntary + involuntary context switches of every thread)
+  and light_proximity_polls what each reads, and how often, from strace after the
+  windows (strace slows every syscall, so never during them).
+- dbus_rss_kib_all_sensors, _peer, dbus_rss_kib_all_sensors_ratio_vs_peer (goal
+  <= 1.0): VmRSS of each with that client claiming every sensor (light,
+  proximity, then the accelerometer and the compass), 3 s after the last claim;
+  details.dbus_sensors.before_the_compass has both RSS before ClaimCompass, and
+  all_sensors the split by mapping, the libraries mapped, the properties each
+  daemon then reports and the compass problems orientd logged.
 - broad_agreement_pct, broad_agreement_pct_peer: agreement with the optical
   labels of the BROAD recordings (traces/recorded/broad) wherever a label has
   held 1.5 s; orientd replays them with --mock (z as recorded; z negated in
@@ -84,6 +103,9 @@ BENCH_BIN = Path(os.environ.get("BENCH_BIN_DIR", REPO / "Benchmarks" / ".build" 
 CLASSIFIER_BENCH = BENCH_BIN / "orientd-bench"
 FANOUT = BENCH_BIN / "orientd-fanout"
 DEVICE = HERE / "accel_3d.umockdev"  # hid-sensor-hub accel_3d, polled, plus the peer's udev type
+LIGHT_PROXIMITY = HERE / "stk3310.umockdev"  # a phone's stk3310: illuminance and proximity, polled
+COMPASS = HERE / "magn_3d.umockdev"  # hid-sensor-hub magn_3d: the tilt-compensated heading, buffered only
+COMPASS_SCRIPT = HERE / "magn_3d.script"  # what its /dev/iio:device4 gives: the same scan every second
 PEER_CANDIDATES = ("/usr/libexec/iio-sensor-proxy", "/usr/sbin/iio-sensor-proxy")
 RAW_G = 256  # accel_3d: 256 raw x 0.038307 = 9.807 m/s^2
 
@@ -99,6 +121,12 @@ KEYS = [
     ("dbus_step_latency_p95_ratio_vs_peer", "≤ 0.6"),
     ("dbus_watched_cpu_ratio_vs_peer", "≤ 1.0"),
     ("dbus_rss_kib_10_claimers", "≤ 1.25 × peer"),
+    ("dbus_light_proximity_cpu_ms_per_min", "(figure)"),
+    ("dbus_light_proximity_cpu_ms_per_min_peer", "(figure)"),
+    ("dbus_light_proximity_cpu_ratio_vs_peer", "≤ 1.0"),
+    ("dbus_rss_kib_all_sensors", "(figure)"),
+    ("dbus_rss_kib_all_sensors_peer", "(figure)"),
+    ("dbus_rss_kib_all_sensors_ratio_vs_peer", "≤ 1.0"),
     ("broad_agreement_pct", "≥ 98.5"),
     ("broad_agreement_pct_peer", "(figure)"),
 ]
@@ -420,18 +448,111 @@ class PrivateBus:
         self.process.wait()
 
 
-def fake_device():
-    """A new umockdev testbed holding the bench's fake accelerometer (DEVICE):
-    (testbed, the device's /sys path, the environment of a daemon reading it)."""
+def fake_device(devices=(DEVICE,), scripts=None):
+    """A new umockdev testbed holding the bench's fake accelerometer (DEVICE),
+    or the given device files, and `scripts` ({device node: script file}):
+    (testbed, the first device's /sys path, the environment of a daemon reading it)."""
     import gi
     gi.require_version("UMockdev", "1.0")
     from gi.repository import UMockdev
-    text = DEVICE.read_text()
     testbed = UMockdev.Testbed.new()
-    testbed.add_from_string(text)
+    texts = [Path(device).read_text() for device in devices]
+    for text in texts:
+        testbed.add_from_string(text)
+    for node, script in (scripts or {}).items():
+        testbed.load_script(node, str(script))
     env = dict(os.environ, UMOCKDEV_DIR=testbed.get_root_dir(), LC_ALL="C.UTF-8")
     env.pop("ORIENTD_SOCKET", None)
-    return testbed, "/sys" + text.split("\n", 1)[0][3:], env
+    return testbed, "/sys" + texts[0].split("\n", 1)[0][3:], env
+
+
+class SensorClaimant:
+    """One D-Bus client of net.hadess.SensorProxy that claims sensors and reads
+    their properties (no signal handling: nothing in the bench waits for one)."""
+
+    COMPASS_PATH = "/net/hadess/SensorProxy/Compass"
+    COMPASS_INTERFACE = "net.hadess.SensorProxy.Compass"
+
+    def __init__(self, address, what):
+        from gi.repository import Gio
+        self.what = what
+        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        self.connection = Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+
+    def _call(self, path, interface, method, parameters=None):
+        from gi.repository import Gio
+        return self.connection.call_sync("net.hadess.SensorProxy", path, interface, method, parameters, None,
+                                         Gio.DBusCallFlags.NONE, 5000, None)
+
+    def claim(self, sensor):
+        """ClaimLight, ClaimProximity, ClaimAccelerometer or ClaimCompass (`sensor`:
+        Light, Proximity, Accelerometer, Compass); RuntimeError naming the daemon."""
+        compass = sensor == "Compass"
+        try:
+            self._call(self.COMPASS_PATH if compass else "/net/hadess/SensorProxy",
+                       self.COMPASS_INTERFACE if compass else "net.hadess.SensorProxy", f"Claim{sensor}")
+        except Exception as error:
+            raise RuntimeError(f"Claim{sensor} on {self.what} failed: {error}") from None
+
+    def properties(self):
+        """Every property of both interfaces, as one dict."""
+        from gi.repository import GLib
+        values = {}
+        for path, interface in (("/net/hadess/SensorProxy", "net.hadess.SensorProxy"),
+                                (self.COMPASS_PATH, self.COMPASS_INTERFACE)):
+            reply = self._call(path, "org.freedesktop.DBus.Properties", "GetAll", GLib.Variant("(s)", (interface,)))
+            values.update(reply.unpack()[0])
+        return values
+
+    def close(self):
+        self.connection.close_sync(None)
+
+
+def strace_polls(pids, seconds, attributes):
+    """When each process (`pids`: {who: pid}) touched each of `attributes`
+    (sysfs file names) over `seconds`, from `strace -f -ttt -y` attached to
+    them all at once: the syscalls (openat, read, pread64) naming the file,
+    grouped into polls (those within 50 ms of the previous are one poll).
+    {who: {attribute: {"polls", "interval_ms" (median), "syscalls"}}}, or None
+    without strace. Run apart from the CPU windows: ptrace slows every syscall."""
+    binary = shutil.which("strace")
+    if binary is None:
+        return None
+    runs = {}
+    for who, pid in pids.items():
+        out = tempfile.NamedTemporaryFile(prefix=f"strace-{who}-", suffix=".txt", delete=False)
+        out.close()
+        process = subprocess.Popen([binary, "-f", "-ttt", "-y", "-e", "trace=openat,read,pread64", "-o", out.name,
+                                    "-p", str(pid)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, env=clean_env())
+        runs[who] = (process, out.name)
+    time.sleep(seconds)
+    result = {}
+    for who, (process, path) in runs.items():
+        process.terminate()  # strace detaches on SIGTERM
+        process.wait()
+        lines = Path(path).read_text(errors="replace").splitlines()
+        os.unlink(path)
+        per = {}
+        for attribute in attributes:
+            times, syscalls = [], 0
+            for line in lines:
+                fields = line.split(None, 2)  # [tid] time syscall(...)
+                if len(fields) < 3 or f"/{attribute}" not in fields[2]:
+                    continue
+                syscalls += 1
+                at = float(fields[1])
+                if not times or at - times[-1][-1] > 0.05:
+                    times.append([at])
+                else:
+                    times[-1].append(at)
+            starts = [group[0] for group in times]
+            gaps = [(b - a) * 1000 for a, b in zip(starts, starts[1:])]
+            per[attribute] = {"polls": len(starts), "syscalls": syscalls,
+                              "syscalls_per_poll": round(syscalls / len(starts), 2) if starts else None,
+                              "interval_ms": round(statistics.median(gaps), 1) if gaps else None}
+        result[who] = per
+    return result
 
 
 class PeerWatcher(threading.Thread):
@@ -835,6 +956,146 @@ class Bench:
                 bus.stop()
             del testbed
 
+    def sensors(self):
+        """Light, proximity and compass on the D-Bus side against the peer:
+        both on their own private system bus, reading the same fake devices
+        (DEVICE, LIGHT_PROXIMITY, COMPASS with COMPASS_SCRIPT), one client on
+        each. First ClaimLight + ClaimProximity, the devices at rest: CPU and
+        context switches of both over the CPU windows, then what each polls
+        (strace, apart from the windows). Then ClaimAccelerometer and
+        ClaimCompass too: RSS with every sensor claimed."""
+        cpu_keys = ["dbus_light_proximity_cpu_ms_per_min", "dbus_light_proximity_cpu_ms_per_min_peer",
+                    "dbus_light_proximity_cpu_ratio_vs_peer"]
+        rss_keys = ["dbus_rss_kib_all_sensors", "dbus_rss_kib_all_sensors_peer", "dbus_rss_kib_all_sensors_ratio_vs_peer"]
+        binary = find_peer()
+        if binary is None:
+            return self.fail(cpu_keys + rss_keys,
+                             "iio-sensor-proxy is not installed (Debian: apt-get install iio-sensor-proxy)")
+        testbed, _, env = fake_device((DEVICE, LIGHT_PROXIMITY, COMPASS), {"/dev/iio:device4": COMPASS_SCRIPT})
+        details = {"devices": f"{DEVICE.name} (accelerometer, iio-poll-accel), {LIGHT_PROXIMITY.name} (stk3310: "
+                              "in_illuminance_raw + scale, in_proximity_raw, udev PROXIMITY_NEAR_LEVEL 100; "
+                              "iio-poll-als iio-poll-proximity), "
+                              f"{COMPASS.name} + {COMPASS_SCRIPT.name} (HID magn_3d: scan element "
+                              "in_rot_from_north_magnetic_tilt_comp, 32.1 degrees, one scan a second; "
+                              "iio-buffer-compass)",
+                   "peer": binary, "peer_version": peer_version()}
+        self.details["dbus_sensors"] = details
+        buses, claimants = [], []
+        daemon = peer = None
+        try:
+            for name in ("bus-sensors-orientd", "bus-sensors-peer"):
+                (self.workdir / name).mkdir(parents=True, exist_ok=True)
+                buses.append(PrivateBus(self.workdir / name))
+            ours, theirs = buses
+            daemon = Orientd(self.workdir / "sensors", dict(env, DBUS_SYSTEM_BUS_ADDRESS=ours.address),
+                             "[orientation]\nnatural = portrait\n[dbus]\nenable = true\npolkit = off\n",
+                             "orientd (D-Bus, sensors)")
+            wait_until(lambda: "serving net.hadess.SensorProxy" in daemon.log_text(), 10, "orientd to own the name")
+            peer = Peer(binary, env, theirs.address, self.workdir / "bus-sensors-peer")
+            pids = {"orientd": daemon.pid, "peer": peer.pid}
+            client = {"orientd": SensorClaimant(ours.address, "orientd"),
+                      "peer": SensorClaimant(theirs.address, "the peer")}
+            claimants.extend(client.values())
+            for who in client:
+                for sensor in ("Light", "Proximity"):
+                    client[who].claim(sensor)
+            time.sleep(1.0)
+            seen = {who: c.properties() for who, c in client.items()}
+            details["light_proximity_properties"] = {
+                who: {k: v for k, v in props.items() if k in ("HasAmbientLight", "LightLevelUnit", "LightLevel",
+                                                             "HasProximity", "ProximityNear")}
+                for who, props in seen.items()}
+            for who, props in seen.items():
+                if not (props.get("HasAmbientLight") and props.get("HasProximity")):
+                    raise RuntimeError(f"{who} does not see the fake light and proximity sensor: {props}")
+
+            if not self.args.memory_only:
+                time.sleep(1.0)  # past the claims' first readings
+                windows = []
+                for _ in range(self.args.cpu_windows):
+                    c0 = {who: cpu_ns(pid)[0] for who, pid in pids.items()}
+                    s0 = {who: context_switches(pid) for who, pid in pids.items()}
+                    t0 = time.monotonic()
+                    time.sleep(self.args.cpu_window_s)
+                    c1 = {who: cpu_ns(pid)[0] for who, pid in pids.items()}
+                    s1 = {who: context_switches(pid) for who, pid in pids.items()}
+                    t1 = time.monotonic()
+                    window = {"seconds": round(t1 - t0, 3)}
+                    for who in pids:
+                        window[f"{who}_ms_per_min"] = round((c1[who] - c0[who]) / 1e6 * 60 / (t1 - t0), 3)
+                        window[f"{who}_wakeups_per_s"] = round((s1[who] - s0[who]) / (t1 - t0), 2)
+                    window["ratio"] = round(window["orientd_ms_per_min"] / window["peer_ms_per_min"], 3) \
+                        if window["peer_ms_per_min"] > 0 else None
+                    windows.append(window)
+                    log(f"light + proximity CPU window: {window}")
+                median = {key: statistics.median(w[key] for w in windows)
+                          for key in ("orientd_ms_per_min", "peer_ms_per_min", "orientd_wakeups_per_s",
+                                      "peer_wakeups_per_s")}
+                details["light_proximity_cpu"] = {
+                    "method": "one client claims light and proximity on each daemon (ClaimLight, ClaimProximity), "
+                              "the devices at rest; sum of /proc/PID/task/*/schedstat on-CPU ns over each window, "
+                              "per minute; wakeups: voluntary + involuntary context switches of every thread "
+                              "(/proc/PID/task/*/status) per second; the keys are the windows' medians",
+                    "windows": windows, **{k: round(v, 3) for k, v in median.items()},
+                    "ratio_per_window": spread([w["ratio"] for w in windows])}
+                self.results["dbus_light_proximity_cpu_ms_per_min"] = round(median["orientd_ms_per_min"], 3)
+                self.results["dbus_light_proximity_cpu_ms_per_min_peer"] = round(median["peer_ms_per_min"], 3)
+                if median["peer_ms_per_min"] > 0:
+                    self.results["dbus_light_proximity_cpu_ratio_vs_peer"] = \
+                        round(median["orientd_ms_per_min"] / median["peer_ms_per_min"], 3)
+                else:
+                    self.fail(["dbus_light_proximity_cpu_ratio_vs_peer"], "the peer used no measurable CPU")
+                polls = strace_polls(pids, self.args.strace_s, ["in_illuminance_raw", "in_proximity_raw"])
+                details["light_proximity_polls"] = polls if polls is not None else "strace is not installed"
+                if polls:
+                    log(f"light + proximity polls over {self.args.strace_s:g} s (strace): {polls}")
+
+            # Every sensor claimed: the accelerometer first, to tell the compass's share.
+            for who in client:
+                client[who].claim("Accelerometer")
+            time.sleep(2.0)
+            details["before_the_compass"] = {
+                "claimed": "Light, Proximity, Accelerometer",
+                "vmrss_kib": {who: status_kib(pid, "VmRSS") for who, pid in pids.items()},
+                **memory_breakdown(daemon.pid, "orientd"), **memory_breakdown(peer.pid, "peer")}
+            for who in client:
+                client[who].claim("Compass")
+            time.sleep(3.0)
+            seen = {who: c.properties() for who, c in client.items()}
+            rss = {who: status_kib(pid, "VmRSS") for who, pid in pids.items()}
+            self.results["dbus_rss_kib_all_sensors"] = rss["orientd"]
+            self.results["dbus_rss_kib_all_sensors_peer"] = rss["peer"]
+            self.results["dbus_rss_kib_all_sensors_ratio_vs_peer"] = round(rss["orientd"] / rss["peer"], 3)
+            compass_problems = sorted({line.split("compass: ", 1)[1] for line in daemon.log_text().splitlines()
+                                       if "compass: " in line and "warning" in line})
+            details["all_sensors"] = {
+                "claimed": "Light, Proximity, Accelerometer, Compass (one client on each daemon)",
+                "properties": seen,
+                "orientd_compass_problems": compass_problems,
+                "orientd_vmrss_kib": rss["orientd"], "peer_vmrss_kib": rss["peer"],
+                "orientd_libraries": mapped_libraries(daemon.pid), "peer_libraries": mapped_libraries(peer.pid),
+                **memory_breakdown(daemon.pid, "orientd"), **memory_breakdown(peer.pid, "peer"),
+                "orientd_threads": threads(daemon.pid), "peer_threads": threads(peer.pid)}
+            log(f"RSS with every sensor claimed: orientd {rss['orientd']} KiB, peer {rss['peer']} KiB "
+                f"(before the compass: {details['before_the_compass']['vmrss_kib']}); "
+                f"compass heading: orientd {seen['orientd'].get('CompassHeading')}, "
+                f"peer {seen['peer'].get('CompassHeading')}")
+            if compass_problems:
+                log(f"orientd's compass: {compass_problems}")
+        except Exception as error:
+            self.fail(cpu_keys + rss_keys, f"{type(error).__name__}: {error}")
+        finally:
+            for claimant in claimants:
+                claimant.close()
+            if daemon is not None:
+                daemon.stop()
+                details["orientd_log_tail"] = daemon.log_text().splitlines()[-8:]
+            if peer is not None:
+                peer.stop()
+            for bus in buses:
+                bus.stop()
+            del testbed
+
     def idle(self, daemon, peer):
         time.sleep(1.0)  # past the probe's fresh reading
         seconds = self.args.idle_s
@@ -1051,6 +1312,20 @@ class Bench:
         if dbus.get("memory"):
             m = dbus["memory"]
             notes["dbus_rss_kib_10_claimers"] = f"peer {m['peer_vmrss_kib_10_claimers']} KiB; ratio {m['ratio_vs_peer']}"
+        sensors = d.get("dbus_sensors", {})
+        if sensors.get("light_proximity_cpu"):
+            c = sensors["light_proximity_cpu"]
+            notes["dbus_light_proximity_cpu_ratio_vs_peer"] = \
+                f"per window {[w['ratio'] for w in c['windows']]}; wakeups/s orientd {c['orientd_wakeups_per_s']}, " \
+                f"peer {c['peer_wakeups_per_s']}"
+        if sensors.get("all_sensors"):
+            a = sensors["all_sensors"]
+            notes["dbus_rss_kib_all_sensors"] = f"anon/file/shmem {a['orientd_rss_anon_file_shmem_kib']}; compass " \
+                                                f"heading {a['properties']['orientd'].get('CompassHeading')}" + \
+                                                (f"; compass: {a['orientd_compass_problems'][0]}"
+                                                 if a["orientd_compass_problems"] else "")
+            notes["dbus_rss_kib_all_sensors_peer"] = f"anon/file/shmem {a['peer_rss_anon_file_shmem_kib']}; compass " \
+                                                     f"heading {a['properties']['peer'].get('CompassHeading')}"
         broad = d.get("broad")
         if broad and "orientd" in broad:
             notes["broad_agreement_pct"] = f"z negated {broad['orientd'].get('negated')} %"
@@ -1083,6 +1358,8 @@ def main():
     parser.add_argument("--cpu-window-s", type=float, default=20.0)
     parser.add_argument("--cpu-windows", type=int, default=3)
     parser.add_argument("--turns", type=int, default=40)
+    parser.add_argument("--strace-s", type=float, default=6.0,
+                        help="how long `--only sensors` watches what each daemon polls (strace), after the CPU windows")
     parser.add_argument("--orientd-config", default="",
                         help="appended to orientd's configuration for the umockdev part, e.g. "
                              "$'[sensor]\\nstill-interval = 250\\n' (to measure a setting against the defaults)")
@@ -1091,13 +1368,13 @@ def main():
                              "latency figures (those keys stay null)")
     parser.add_argument("--turn-ms", type=float, default=300.0)
     parser.add_argument("--step-ms", type=float, default=10.0)
-    parser.add_argument("--only", action="append", choices=["classifier", "fanout", "umockdev", "dbus", "broad"],
+    parser.add_argument("--only", action="append", choices=["classifier", "fanout", "umockdev", "dbus", "sensors", "broad"],
                         help="run only this part (repeatable; default: all). `--only umockdev` gives idle wakeups, "
                              "watched CPU, step latency and RSS; the other keys stay null")
     args = parser.parse_args()
     if args.quick:
         args.repeats, args.toggles_small, args.toggles_large = 1, 20, 10
-        args.idle_s, args.cpu_window_s, args.cpu_windows, args.turns = 2.0, 3.0, 1, 4
+        args.idle_s, args.cpu_window_s, args.cpu_windows, args.turns, args.strace_s = 2.0, 3.0, 1, 4, 2.0
 
     if "umockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
         wrapper = shutil.which("umockdev-wrapper")
@@ -1110,11 +1387,13 @@ def main():
     bench = Bench(args)
     if args.memory_only:
         for key, _ in KEYS:
-            if key not in ("rss_kib_100_clients", "dbus_rss_kib_10_claimers"):
+            if key not in ("rss_kib_100_clients", "dbus_rss_kib_10_claimers", "dbus_rss_kib_all_sensors",
+                           "dbus_rss_kib_all_sensors_peer", "dbus_rss_kib_all_sensors_ratio_vs_peer"):
                 bench.reasons[key] = "not measured (--memory-only)"
     started = time.monotonic()
     try:
-        parts = ["umockdev", "dbus"] if args.memory_only else args.only or ["classifier", "fanout", "umockdev", "dbus", "broad"]
+        parts = ["umockdev", "dbus", "sensors"] if args.memory_only else \
+            args.only or ["classifier", "fanout", "umockdev", "dbus", "sensors", "broad"]
         if "classifier" in parts:
             log("classifier throughput")
             bench.classifier()
@@ -1127,6 +1406,10 @@ def main():
         if "dbus" in parts:
             log("D-Bus: orientd's D-Bus side and iio-sensor-proxy, the same client on each, the same device")
             bench.dbus()
+        if "sensors" in parts:
+            log("D-Bus sensors: light + proximity claimed (CPU, wakeups, polls), then every sensor (RSS), "
+                "orientd and iio-sensor-proxy")
+            bench.sensors()
         if "broad" in parts:
             log("BROAD recordings: agreement with the optical labels (orientd and iio-sensor-proxy)")
             bench.broad()
