@@ -27,6 +27,8 @@ package final class SensorSlot {
     /// The open driver while reading.
     private var open: (any SensorDriver)?
     private var retryTimer: EventLoop.TimerID?
+    /// Opens failed in a row (the retry backs off, the warning is said once).
+    private var openFailures = 0
     private var failures = 0
     private var loggedFailure = false
 
@@ -94,6 +96,7 @@ package final class SensorSlot {
         let changed = pick?.device != chosen?.device || pick.map { ObjectIdentifier($0.driver) } != chosen.map { ObjectIdentifier($0.driver) }
         guard changed else { return }
         closeDriver()
+        openFailures = 0
         if let pick {
             log.notice("\(kind.rawValue): \(pick.device.sysname) (\(pick.device.attributes["name"].map { $0.trimmingWhitespace() } ?? "unnamed"), \(pick.driver.name))")
         } else if let previous = chosen {
@@ -132,9 +135,16 @@ package final class SensorSlot {
             open = try chosen.driver.init(device: chosen.device, loop: loop, log: log) { [unowned self] event in
                 self.delivered(event)
             }
+            if openFailures > 0 { log.notice("\(kind.rawValue): \(chosen.device.sysname): open after \(openFailures) failed tries") }
+            openFailures = 0
         } catch {
-            log.warning("\(kind.rawValue): \(chosen.device.sysname): cannot open: \(error); retrying in 1 s")
-            scheduleRetry(afterMs: 1000)
+            // 1 s, doubling to a minute while it keeps failing; said once, not per try.
+            let delay = min(1000 * pow(2, Double(min(openFailures, 6))), 60_000)
+            if openFailures == 0 {
+                log.warning("\(kind.rawValue): \(chosen.device.sysname): cannot open: \(error); retrying, less often the longer it fails")
+            }
+            openFailures += 1
+            scheduleRetry(afterMs: delay)
         }
     }
 

@@ -8,6 +8,8 @@ gives something else for three of them (noted at each).
 """
 
 import os
+import re
+import time
 
 from bus import SensorProxyTestCase
 
@@ -183,3 +185,24 @@ class InputProximityTests(SensorProxyTestCase):
         self.node.remove()
         client.wait_signal("ProximityNear", False)
         self.assertFalse(client.get("HasProximity"))
+
+
+class UnopenableSensorTests(SensorProxyTestCase):
+    def test_a_sensor_that_cannot_open_is_retried_less_and_less_and_said_once(self):
+        """a light sensor whose scale is 0 cannot open: one warning, retries at 1, 2, 4 s…, the claim still answered"""
+        device = self.sysfs.add("iio-als-bh1750-illuminance-raw.umockdev")
+        self.sysfs.set_attribute(device, "in_illuminance_scale", "0")
+        self.start_proxy()
+        client = self.client()
+        client.call("ClaimLight")
+        self.daemon.wait_for_log(r"light: iio:device2: cannot open: .*in_illuminance_scale")
+        # A window of 4.5 s in which a try a second would fail 5 times; backing
+        # off (tries at 0, 1, 3 s, the next at 7) fails 3 times. Then it is
+        # fixed, and the next try opens it and says how many failed.
+        time.sleep(4.5)
+        self.sysfs.set_attribute(device, "in_illuminance_scale", "0.5")
+        self.daemon.wait_for_log(r"light: iio:device2: open after \d+ failed tries", timeout=10)
+        self.assertEqual(self.daemon.log().count("cannot open"), 1, self.daemon.log_tail())
+        tries = int(re.search(r"open after (\d+) failed tries", self.daemon.log()).group(1))
+        client.wait_signal("LightLevel", 50.0)
+        self.assertEqual(tries, 3, "backing off: tries at 0, 1 and 3 s, not a try a second")
