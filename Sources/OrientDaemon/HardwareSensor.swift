@@ -122,7 +122,19 @@ package final class HardwareSensor {
         let iio = events.filter { $0.subsystem == "iio" || $0.subsystem == "input" }
         guard !iio.isEmpty else { return }
         for event in iio { unreadable = unreadable.filter { !$0.key.hasSuffix("/\(event.sysname)") } }
+        // udev announcing the device being polled: the buffer may have been
+        // refused only because udev had not yet run its rules (the group's
+        // access to the buffer attributes) when a sibling's event (the
+        // trigger's, on a hub re-created) made us open it. Try it again.
+        let announced = device.map { current in
+            iio.contains { $0.sysname == current.info.sysname && ($0.action == .add || $0.action == .change) }
+        } ?? false
         rescan(reason: iio.map { "\($0.action.rawValue) \($0.sysname)" }.joined(separator: ", "))
+        if announced, let device, driver?.capture == .polled, device.info.hasScanElements, device.info.devnode != nil {
+            log.info("\(device.info.sysname): udev announced it again while polling; trying buffered capture again")
+            closeDevice()
+            updateSampling()
+        }
     }
 
     /// Rescans from the loop, not from inside the fault that asks for it:

@@ -25,8 +25,9 @@ suite=bookworm
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the root needs beyond minbase: systemd as PID 1, the system bus, and
 # iio-sensor-proxy for its monitor-sensor (the service itself is masked, as the
-# docs tell a user to), and pam_systemd so a login opens a logind session.
-packages=systemd,systemd-sysv,dbus,iio-sensor-proxy,libpam-systemd
+# docs tell a user to), pam_systemd so a login opens a logind session, and
+# libevdev, which orientd links (input accelerometers and proximity switches).
+packages=systemd,systemd-sysv,dbus,iio-sensor-proxy,libpam-systemd,libevdev2
 
 skip() {
     echo "check-boot: SKIP: $*"
