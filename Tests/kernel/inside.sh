@@ -113,10 +113,11 @@ for turn in "0 -1000 0:left-up" "1000 0 0:bottom-up" "0 1000 0:right-up" "-1000 
     fi
 done
 capture=$(journal | grep -m 1 -E "buffered capture started|polling")
-if [ "$seen" = " left-up bottom-up right-up normal" ] && [[ "$capture" == *"buffered capture started"* ]]; then
-    pass "four turns through the buffer:$seen; orientctl watch printed: $(cut -d' ' -f1 "$watch_log" | oneline); orientd: $capture"
+mode=$(orientctl --json status | grep -o '"capture":"[a-z]*"')
+if [ "$seen" = " left-up bottom-up right-up normal" ] && [[ "$capture" == *"buffered capture started"* ]] && [ "$mode" = '"capture":"buffered"' ]; then
+    pass "four turns through the buffer:$seen; orientctl watch printed: $(cut -d' ' -f1 "$watch_log" | oneline); orientd: $capture; status $mode"
 else
-    fail "four turns:$seen; orientctl watch printed: $(oneline <"$watch_log"); orientd: '$capture'"
+    fail "four turns:$seen; orientctl watch printed: $(oneline <"$watch_log"); orientd: '$capture'; status $mode"
 fi
 
 # 4. What orientd decided about the device: the matrix from udev's hwdb, the
@@ -161,10 +162,13 @@ kill "$monitor" 2>/dev/null
 wait "$monitor" 2>/dev/null
 send "accel -1000 0 0"
 
-# 6. Nobody listening: the sensor is powered down (the kernel set it to D4 or
-# stopped reports), and orientd does not wake.
-sleep 3
+# 6. Nobody listening: once orientd released the sensor the kernel powers it
+# down (the hub's last feature report is D4 / no events), and orientd does not
+# wake but for its watchdog pings.
 pid=$(systemctl show -P MainPID orientd.service)
+accel_off() { grep ' accel power ' "$hub_log" | tail -1 | grep -q ' D4 reporting no-events'; }
+wait_for 20 accel_off
+sleep 1
 switches() {
     local total=0 f v
     for f in /proc/"$pid"/task/*/status; do
@@ -173,6 +177,13 @@ switches() {
     done
     echo "$total"
 }
+per_thread() {
+    local f
+    for f in /proc/"$pid"/task/*; do
+        echo "$(cat "$f/comm"):$(awk '/ctxt_switches/ {s += $2} END {print s}' "$f/status")"
+    done | oneline
+}
+threads_before=$(per_thread)
 ping_before=$(systemctl show -P WatchdogTimestampMonotonic orientd.service)
 before=$(switches)
 sleep 10
@@ -185,7 +196,74 @@ periodic=$(grep ' accel periodic ' "$hub_log" | tail -1 | cut -d' ' -f4)
 if [ "$pid" != 0 ] && [[ "$power" != *" D0 "* || "$power" != *all-events* ]] && [ "$wakeups" -le $((2 * pings)) ]; then
     pass "idle with nobody listening: $wakeups context switches of orientd in 10 s ($pings watchdog ping); the hub's last feature: $power"
 else
-    fail "idle: $wakeups context switches in 10 s ($pings watchdog pings); the hub's last feature: '$power'; periodic reports $periodic"
+    fail "idle: $wakeups context switches in 10 s ($pings watchdog pings); the hub's last feature: '$power'; periodic reports $periodic; threads before $threads_before, after $(per_thread)"
+fi
+
+# 7. Hotplug while streaming, and the driver unbound and rebound mid-stream:
+# orientd follows each time (a turn after it), in the same process, with as
+# many fds as before.
+fds() { ls /proc/"$pid"/fd | wc -l; }
+restarts=$(systemctl show -P NRestarts orientd.service)
+watch_log=$(mktemp)
+orientctl watch >"$watch_log" 2>&1 &
+watcher=$!
+send "accel 0 -1000 0"
+wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^left-up'"
+fds_before=$(fds)
+captures_before=$(journal | grep -c "buffered capture started")
+gone_before=$(journal | grep -c "gone; sensor absent")
+# a) the device destroyed and created again while streaming
+send quit
+wait "$hub"
+wait_for 15 sh -c "[ \$(journalctl -u orientd.service -o cat --no-pager | grep -c 'gone; sensor absent') -gt $gone_before ]"
+absent=$(tail -n 1 "$watch_log")
+start_hub
+wait_for 20 iio_by_name accel_3d
+udevadm settle -t 10
+dev=$(iio_by_name accel_3d)
+wait_for 15 sh -c "[ \$(journalctl -u orientd.service -o cat --no-pager | grep -c 'buffered capture started') -gt $captures_before ]"
+send "accel 1000 0 0"
+if wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^bottom-up'" && [ "$(systemctl show -P MainPID orientd.service)" = "$pid" ]; then
+    pass "hotplug while streaming: orientd saw the device go ('$absent') and come back as $(basename "$dev"), then bottom-up, same PID $pid"
+else
+    fail "hotplug while streaming: after the device came back: $(tail -n 3 "$watch_log" | oneline); pid $(systemctl show -P MainPID orientd.service) (was $pid); $(journal | tail -4 | oneline)"
+fi
+# b) the driver unbound and bound again mid-stream
+captures_before=$(journal | grep -c "buffered capture started")
+gone_before=$(journal | grep -c "gone; sensor absent")
+cell=$(basename "$(readlink -f "$dev/..")")
+echo "$cell" >/sys/bus/platform/drivers/hid_sensor_accel_3d/unbind
+wait_for 15 sh -c "[ \$(journalctl -u orientd.service -o cat --no-pager | grep -c 'gone; sensor absent') -gt $gone_before ]"
+unbound=$(tail -n 1 "$watch_log")
+echo "$cell" >/sys/bus/platform/drivers/hid_sensor_accel_3d/bind
+wait_for 20 iio_by_name accel_3d
+udevadm settle -t 10
+dev=$(iio_by_name accel_3d)
+wait_for 15 sh -c "[ \$(journalctl -u orientd.service -o cat --no-pager | grep -c 'buffered capture started') -gt $captures_before ]"
+send "accel 0 1000 0"
+if wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^right-up'" && [ "$(systemctl show -P MainPID orientd.service)" = "$pid" ]; then
+    pass "driver unbound ($cell; watch: '$unbound') and bound again mid-stream: orientd followed to $(basename "$dev"), then right-up, same PID"
+else
+    fail "unbind/bind: $(tail -n 3 "$watch_log" | oneline); pid $(systemctl show -P MainPID orientd.service) (was $pid); $(journal | tail -4 | oneline)"
+fi
+send "accel -1000 0 0"
+wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^normal'"
+sleep 1
+fds_after=$(fds)
+kill "$watcher" 2>/dev/null
+wait "$watcher" 2>/dev/null
+if [ "$fds_after" -le "$fds_before" ] && [ "$(systemctl show -P NRestarts orientd.service)" = "$restarts" ] && active orientd.service; then
+    pass "after both: $fds_after fds open with the same watcher streaming (before: $fds_before), no restart"
+else
+    fail "after both: fds $fds_before -> $fds_after; restarts $restarts -> $(systemctl show -P NRestarts orientd.service); $(systemctl is-active orientd.service)"
+fi
+# The device that came back is captured through its buffer again, as the first
+# one was (not polled).
+mode=$(orientctl --json status | grep -o '"capture":"[a-z]*"')
+if [ "$mode" = '"capture":"buffered"' ] && ! journal | grep -q "no buffered capture"; then
+    pass "after hotplug and rebind: capture buffered again ($(journal | grep -c 'buffered capture started') buffered captures started in all)"
+else
+    fail "after hotplug and rebind: status $mode; orientd: $(journal | grep -E 'no buffered capture|buffered capture started|polling' | oneline)"
 fi
 
 send quit

@@ -153,7 +153,8 @@ ln -s ../orientd-kernel-check.service "$layer/etc/systemd/system/multi-user.targ
 # SYSTEMD_WANTS would start it when the sensor appears, and it would take the
 # buffer), orientd's socket enabled, its D-Bus side on.
 ln -s /lib/systemd/system/orientd.socket "$layer/etc/systemd/system/sockets.target.wants/orientd.socket"
-printf '[dbus]\nenable = true\n' >"$layer/etc/orientd/orientd.conf"
+# log-level info: the checks read "buffered capture started" in the journal.
+printf '[daemon]\nlog-level = info\n[dbus]\nenable = true\n' >"$layer/etc/orientd/orientd.conf"
 # Units of no use here (timers, a login prompt on the console), masked.
 for unit in iio-sensor-proxy.service apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer \
     fstrim.timer e2scrub_reap.service systemd-pstore.service serial-getty@ttyS0.service getty@tty1.service; do
