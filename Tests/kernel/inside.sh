@@ -184,6 +184,9 @@ per_thread() {
     done | oneline
 }
 threads_before=$(per_thread)
+fds() { ls /proc/"$pid"/fd | wc -l; }
+fds_idle_before=$(fds)
+fd_list_before=$(ls -l /proc/"$pid"/fd | awk '{print $NF}' | sort)
 ping_before=$(systemctl show -P WatchdogTimestampMonotonic orientd.service)
 before=$(switches)
 sleep 10
@@ -202,14 +205,12 @@ fi
 # 7. Hotplug while streaming, and the driver unbound and rebound mid-stream:
 # orientd follows each time (a turn after it), in the same process, with as
 # many fds as before.
-fds() { ls /proc/"$pid"/fd | wc -l; }
 restarts=$(systemctl show -P NRestarts orientd.service)
 watch_log=$(mktemp)
 orientctl watch >"$watch_log" 2>&1 &
 watcher=$!
 send "accel 0 -1000 0"
 wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^left-up'"
-fds_before=$(fds)
 captures_before=$(journal | grep -c "buffered capture started")
 gone_before=$(journal | grep -c "gone; sensor absent")
 # a) the device destroyed and created again while streaming
@@ -248,18 +249,20 @@ else
 fi
 send "accel -1000 0 0"
 wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^normal'"
-sleep 1
-fds_after=$(fds)
+mode=$(orientctl --json status | grep -o '"capture":"[a-z]*"')
 kill "$watcher" 2>/dev/null
 wait "$watcher" 2>/dev/null
-if [ "$fds_after" -le "$fds_before" ] && [ "$(systemctl show -P NRestarts orientd.service)" = "$restarts" ] && active orientd.service; then
-    pass "after both: $fds_after fds open with the same watcher streaming (before: $fds_before), no restart"
+# fds compared idle with idle: nobody listening, the sensor powered down.
+wait_for 20 accel_off
+sleep 1
+fds_after=$(fds)
+if [ "$fds_after" = "$fds_idle_before" ] && [ "$(systemctl show -P NRestarts orientd.service)" = "$restarts" ] && active orientd.service; then
+    pass "after both, idle again: $fds_after fds open (idle before: $fds_idle_before), no restart"
 else
-    fail "after both: fds $fds_before -> $fds_after; restarts $restarts -> $(systemctl show -P NRestarts orientd.service); $(systemctl is-active orientd.service)"
+    fail "after both, idle again: fds $fds_idle_before -> $fds_after (new: $(ls -l /proc/"$pid"/fd | awk '{print $NF}' | sort | comm -13 <(echo "$fd_list_before") - | oneline)); restarts $restarts -> $(systemctl show -P NRestarts orientd.service); $(systemctl is-active orientd.service)"
 fi
 # The device that came back is captured through its buffer again, as the first
-# one was (not polled).
-mode=$(orientctl --json status | grep -o '"capture":"[a-z]*"')
+# one was (not polled): status while the watcher streamed.
 if [ "$mode" = '"capture":"buffered"' ] && ! journal | grep -q "no buffered capture"; then
     pass "after hotplug and rebind: capture buffered again ($(journal | grep -c 'buffered capture started') buffered captures started in all)"
 else
