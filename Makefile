@@ -36,7 +36,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check check-boot test bench traces clean install uninstall fuzz soak check-sanitize
+.PHONY: all deps build run check check-boot check-kernel test bench traces clean install uninstall fuzz soak check-sanitize
 
 all: build
 
@@ -108,6 +108,21 @@ check-boot: deps
 	rm -rf .build/check-boot/stage
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/check-boot/stage PREFIX=/usr
 	scripts/check-boot/run.sh $(CURDIR)/.build/check-boot/stage
+
+# orientd on Linux's own drivers (scripts/check-kernel/run.sh): Debian 12's
+# kernel booted under QEMU (TCG) with a debootstrapped Debian 12 as its
+# initramfs root (cached in .build/check-kernel) and `make install DESTDIR=…
+# PREFIX=/usr` in it; a oneshot unit inside creates a HID sensor hub through
+# /dev/uhid (Tests/kernel/hid-sensor-hub.c, described in Tests/kernel/README.md),
+# the kernel binds hid-sensor-accel-3d to it, udev starts orientd, and the checks
+# (Tests/kernel/inside.sh) turn it, read its status, watch it through
+# monitor-sensor and count its wakeups. Fails with the reason when it cannot
+# run (no QEMU, no kernel package); it never skips.
+check-kernel: DEBIAN_DEPS += debootstrap qemu-system-x86 cpio gcc
+check-kernel: deps
+	rm -rf .build/check-kernel/stage
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/check-kernel/stage PREFIX=/usr
+	scripts/check-kernel/run.sh $(CURDIR)/.build/check-kernel/stage
 
 # Benchmarks: figures, not pass/fail tests. Classifier throughput, fan-out,
 # idle wakeups, and orientd side by side with iio-sensor-proxy on the same
