@@ -19,10 +19,10 @@ var package = Package(
         .library(name: "OrientSensors", targets: ["OrientSensors"]),
     ],
     targets: [
-        // libiio's and libudev's headers (Debian: libiio-dev, libudev-dev).
-        // Only libudev is linked: libiio is loaded with dlopen when buffered
-        // capture starts, so that its dependencies (libxml2, ICU, avahi,
-        // D-Bus, libsystemd) stay out of a daemon that polls (IIO.swift).
+        // libudev's header (Debian: libudev-dev), linked. No libiio: buffered
+        // capture reads sysfs and /dev/iio:deviceN itself (IIOBuffer.swift),
+        // keeping libiio's libxml2, ICU, avahi and D-Bus out of the daemon;
+        // only `--version` dlopens it, when installed, to name its version.
         .systemLibrary(name: "CIIO"),
         // libsystemd: the daemon API (sd_notify, sd_listen_fds, watchdog) and sd-bus.
         .systemLibrary(

@@ -1,5 +1,6 @@
 """Buffered capture, end to end: the real orientd reads IIO scans that umockdev
-replays from a script, through libiio, and publishes what they show.
+replays from a script, through its own sysfs and device-node code (no libiio),
+and publishes what they show.
 
     python3 -m unittest discover -s Tests/umockdev -p 'test_buffered.py' -v
 
@@ -171,6 +172,27 @@ class Daemon:
                     return Path(entry.split(b"=", 1)[1].decode())
         self.test.fail(f"no UMOCKDEV_DIR in the environment of umockdev-run's children {children}")
 
+    def orientd_pid(self):
+        """The pid of orientd itself: the child of umockdev-run running .build's binary."""
+        pid = self.process.pid
+        for proc_dir in Path("/proc").iterdir():
+            if proc_dir.name.isdigit() and self._ppid(proc_dir) == pid:
+                try:
+                    if Path(os.readlink(proc_dir / "exe")).name == ORIENTD.name:
+                        return int(proc_dir.name)
+                except OSError:
+                    continue
+        self.test.fail(f"no {ORIENTD.name} among umockdev-run's children")
+
+    def mapped_files(self):
+        """The files mapped into orientd (/proc/PID/maps), by base name."""
+        names = set()
+        for line in Path(f"/proc/{self.orientd_pid()}/maps").read_text().splitlines():
+            fields = line.split(None, 5)
+            if len(fields) == 6 and fields[5].startswith("/"):
+                names.add(Path(fields[5]).name)
+        return names
+
     @staticmethod
     def _ppid(proc_dir):
         try:
@@ -310,6 +332,19 @@ class BufferedCaptureTests(unittest.TestCase):
         daemon.clients.remove(client)
         off = {name: "0" for name in capturing}
         self.assertEqual(daemon.wait_sysfs(off, 3), off, "the buffer stays on after the last subscriber left")
+        self.assertEqual(daemon.stop(), 0, daemon.log.text())
+
+    def test_buffered_capture_maps_no_libiio(self):
+        """While scans are read, /proc/PID/maps of orientd lists no libiio, libxml2 or ICU (capture needs no libiio)."""
+        daemon = Daemon(self, "bmc150-s12le-timestamp", "bmc150-s12le-timestamp-turns.script")
+        client = daemon.subscribe()
+        seen, _ = watch_physical(client, ["normal"], timeout=5)
+        self.assertEqual(seen, ["normal"], daemon.log.text())
+        self.assertEqual(daemon.sysfs("buffer/enable"), "1")
+        mapped = daemon.mapped_files()
+        self.assertTrue(any(name.startswith("libudev") for name in mapped), sorted(mapped))  # the maps were read
+        unwanted = sorted(name for name in mapped if name.startswith(("libiio", "libxml2", "libicu")))
+        self.assertEqual(unwanted, [], f"mapped while capturing: {sorted(mapped)}")
         self.assertEqual(daemon.stop(), 0, daemon.log.text())
 
     def test_the_timestamp_scan_element_is_enabled_when_the_device_has_one(self):
