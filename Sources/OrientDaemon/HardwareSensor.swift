@@ -5,7 +5,7 @@ package import OrientSense
 package import OrientProtocol
 
 /// The accelerometer as the daemon sees it: found and followed with libudev,
-/// read through a libiio buffer (buffered capture) or by polling the raw sysfs
+/// read through its IIO buffer (buffered capture) or by polling the raw sysfs
 /// attributes, calibrated and timestamped.
 ///
 /// Sampling runs only while `wanted` is true; otherwise nothing is open and no

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CIIO
 import OrientSense
 package import OrientProtocol
 
@@ -132,29 +131,6 @@ package final class IIOAccelerometer {
     /// Stops the buffer (disables capture and the elements it enabled) and closes the node.
     package func stopBuffer() {
         capture = nil
-    }
-}
-
-/// libiio's version function, for `orientd --version` (`LibraryVersions`)
-/// only: buffered capture reads sysfs and the device node itself
-/// (`BufferedCapture`, IIOBuffer.swift), so the daemon never loads libiio.
-/// `libiio.so.0` is loaded with dlopen(3) when asked, if it is installed.
-struct LibIIO {
-    let getVersion: orientd_iio_library_get_version_fn
-
-    /// Loads libiio, or says why it cannot.
-    init() throws(SensorError) {
-        guard let handle = dlopen(ORIENTD_LIBIIO_SONAME, RTLD_NOW | RTLD_LOCAL) else {
-            throw SensorError(message: "cannot load libiio: \(LibIIO.dlerrorText())", code: ENOTSUP)
-        }
-        guard let address = dlsym(handle, "iio_library_get_version") else {
-            throw SensorError(message: "libiio has no iio_library_get_version: \(LibIIO.dlerrorText())", code: ENOTSUP)
-        }
-        getVersion = unsafeBitCast(address, to: orientd_iio_library_get_version_fn.self)
-    }
-
-    private static func dlerrorText() -> String {
-        dlerror().map { String(cString: $0) } ?? "unknown error"
     }
 }
 

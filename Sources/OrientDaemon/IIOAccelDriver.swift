@@ -5,7 +5,7 @@ import OrientSense
 import OrientProtocol
 
 /// `iio-buffer-accel` and `iio-poll-accel`: an IIO accelerometer read through
-/// a libiio buffer (buffered capture) when it has scan elements and a device
+/// its IIO buffer (buffered capture, `BufferedCapture`) when it has scan elements and a device
 /// node, else by polling its raw sysfs attributes (`RawAttributes`); a buffer
 /// that fails or stays silent falls back to polling.
 ///

@@ -4,7 +4,7 @@ import Glibc
 import OrientProtocol
 package import OrientSensors
 
-/// One IIO scan element captured through a libiio buffer and watched on the
+/// One IIO scan element captured through the IIO buffer and watched on the
 /// loop, the way HID sensor hubs deliver light (`intensity_both`) and the
 /// compass (`rot_from_north_magnetic_tilt_comp`): each batch of scans gives
 /// its newest value as `(raw + offset) × scale`, the channel's own
@@ -126,11 +126,6 @@ package final class IIOBufferCompass: SensorDriver {
     private var channel: IIOBufferedChannel?
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
-        // libiio 0.x splits `in_rot_from_north_magnetic_tilt_comp` into the id
-        // `rot_from_north_magnetic` and the extended name `tilt_comp`, so it
-        // knows the channel by neither whole name; by that id it finds the
-        // tilt-compensated channel, the first of the two in scan order
-        // (hid-sensor-magn-3d numbers it before the uncompensated one).
         channel = try IIOBufferedChannel(
             device: device, channel: "rot_from_north_magnetic_tilt_comp", type: "in_rot", loop: loop
         ) { result in

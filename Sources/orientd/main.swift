@@ -21,7 +21,7 @@ if options.help {
     exit(0)
 }
 if options.version {
-    writeAll(fd: 1, Array("orientd \(orientdVersion)\nlibiio \(LibraryVersions.libiio)\n".utf8))
+    writeAll(fd: 1, Array("orientd \(orientdVersion)\n".utf8))
     exit(0)
 }
 signal(SIGPIPE, SIG_IGN)
