@@ -10,7 +10,8 @@ code kept ~3 MiB of the binary resident. Linked in this order, the code that
 runs is contiguous (docs/architecture.md, Memory).
 
 How: the bench's device and sessions (bench.py: the fake accelerometer under
-umockdev, its D-Bus side on a private system bus with 10 claimers, 100
+umockdev, with a light and proximity sensor and a HID compass, its D-Bus side
+on a private system bus with 10 claimers and a claimer of each other sensor, 100
 socket subscribers, a `get`, the device turned to left-up and back, half the
 clients leaving, SIGTERM) with orientd under valgrind's callgrind;
 every function of the orientd binary that callgrind saw, first-seen order,
@@ -117,7 +118,8 @@ def main():
                            f"{binary} \"$@\"\n")
         wrapper.chmod(0o755)
         bench.ORIENTD = wrapper
-        testbed, syspath, env = bench.fake_device()
+        testbed, syspath, env = bench.fake_device(
+            (bench.DEVICE, bench.LIGHT_PROXIMITY, bench.COMPASS), {"/dev/iio:device4": bench.COMPASS_SCRIPT})
         (workdir / "bus").mkdir()
         bus = bench.PrivateBus(workdir / "bus")
         daemon = bench.Orientd(workdir / "daemon", dict(env, DBUS_SYSTEM_BUS_ADDRESS=bus.address),
@@ -125,6 +127,11 @@ def main():
         bench.wait_until(lambda: "serving net.hadess.SensorProxy" in daemon.log_text(), 60, "orientd to own the name")
         for _ in range(10):
             watchers.append(bench.PeerWatcher.claim(bus.address, "orientd under valgrind", timeout=60))
+        # The other sensors, claimed as GNOME, Phosh and GeoClue do.
+        sensors = bench.SensorClaimant(bus.address, "orientd under valgrind")
+        for sensor in ("Light", "Proximity", "Compass"):
+            sensors.claim(sensor)
+        sensors.properties()
         clients = []
         for _ in range(100):
             client = bench.Client(daemon.socket)

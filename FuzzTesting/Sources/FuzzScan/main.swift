@@ -16,7 +16,12 @@
 // - a layout's placements are aligned to their size, inside the scan, in index
 //   order and do not overlap; the scan size is a multiple of the largest element;
 // - ScanLayout.decode agrees with ScanType.decode at the placement's offset, and
-//   gives nil for a scan that is not wholly inside the bytes.
+//   gives nil for a scan that is not wholly inside the bytes;
+// - the sysfs texts of buffered capture (ScanSelection): `_en` parses to a
+//   bool only for 0 or 1, `_index` to a number only when it is one, never
+//   negative; the element list of any file names holds only `_en` files' names;
+// - ScanReader gives the same scans fed the bytes whole or in two pieces split
+//   anywhere, and keeps less than one scan pending.
 import FuzzSupport
 import OrientSense
 
@@ -39,9 +44,37 @@ public func fuzzScan(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let index = k < bytes.count ? Int(bytes[k] % 8) : k
         elements.append(ScanElement(name: elementNames[k], index: index, type: type))
     }
+    checkSelectionTexts(text)
     guard let layout = try? ScanLayout(elements: elements) else { return 0 }
     checkLayout(layout, bytes)
+    checkReader(layout, elements, bytes)
     return 0
+}
+
+/// ScanSelection's parsers of `_en`, `_index`, `current_trigger` and file lists.
+func checkSelectionTexts(_ text: String) {
+    if let enabled = ScanSelection.parseEnabled(text) {
+        fuzzCheck(ScanSelection.trimmed(text) == (enabled ? "1" : "0"), "'\(shown(text))' parsed as enabled \(enabled)")
+    }
+    if let index = ScanSelection.parseIndex(text) { fuzzCheck(index >= 0, "index \(index)") }
+    _ = ScanSelection.isUnset(trigger: text)
+    let files = text.split(separator: "|").map(String.init)
+    for name in ScanSelection.elementNames(files: files) {
+        fuzzCheck(files.contains("\(name)_en"), "element \(shown(name)) without an _en file")
+    }
+}
+
+/// The same scans whether the bytes come at once or in two pieces.
+func checkReader(_ layout: ScanLayout, _ elements: [ScanElement], _ bytes: [UInt8]) {
+    let channels = elements.map(\.name).filter { $0 != "in_timestamp" }
+    let timestamp = elements.contains { $0.name == "in_timestamp" } ? "in_timestamp" : nil
+    guard var whole = try? ScanReader(layout: layout, channels: channels, timestamp: timestamp) else { return }
+    var pieces = whole
+    let all = whole.feed(bytes)
+    let cut = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+    let split = pieces.feed(Array(bytes[..<cut])) + pieces.feed(Array(bytes[cut...]))
+    fuzzCheck(all == split, "\(all.count) scans fed whole, \(split.count) fed split at \(cut)")
+    fuzzCheck(whole.pendingCount < layout.scanSize && pieces.pendingCount == whole.pendingCount, "pending \(whole.pendingCount)")
 }
 
 /// Parses `text`, checking the error or the description round trip.
