@@ -127,7 +127,7 @@ struct SensorMessageTests {
             (#"{"type":"sensor","sensor":"proximity","present":false,"near":true,"t_ms":1}"#, "has a reading but 'present' is false"),
         ])
     func malformed(line: String, fragment: String) {
-        let error = #expect(throws: ProtocolDecodeError.self) { try ServerMessage.decode(Array(line.utf8)) }
+        let error = thrownError(ProtocolDecodeError.self) { try ServerMessage.decode(Array(line.utf8)) }
         #expect(error?.message.contains(fragment) == true, "\(line): \(error?.message ?? "")")
     }
 
@@ -141,7 +141,7 @@ struct SensorMessageTests {
             ([JSONMember(key: "sensors", value: .array([lightEntry, lightEntry]))], "'sensors' lists light twice"),
         ])
     func malformedReply(fields: [JSONMember], fragment: String) {
-        let error = #expect(throws: ProtocolDecodeError.self) { try SensorMessage.readings(okFields: fields) }
+        let error = thrownError(ProtocolDecodeError.self) { try SensorMessage.readings(okFields: fields) }
         #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "")")
     }
 }
