@@ -36,7 +36,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check check-boot check-kernel test bench traces clean install uninstall fuzz soak check-sanitize
+.PHONY: all deps build run check check-boot check-kernel check-trixie test bench traces clean install uninstall fuzz soak check-sanitize
 
 all: build
 
@@ -123,6 +123,17 @@ check-kernel: deps
 	rm -rf .build/check-kernel/stage
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/check-kernel/stage PREFIX=/usr
 	scripts/check-kernel/run.sh $(CURDIR)/.build/check-kernel/stage
+
+# The oldest toolchain supported: Debian 13's own Swift (swiftlang 6.0.3, built
+# with assertions on) in a trixie root (scripts/trixie/run.sh: debootstrapped
+# once, cached in .build/trixie/root, with swiftlang and the build
+# dependencies). In it, with warnings as errors: the debug build, the release
+# build as `make install` builds it (static Swift runtime, lld and every flag of
+# Package.swift's release link), and `swift test`. About 7 minutes, plus ~2 for
+# the first root; needs root (debootstrap, chroot).
+check-trixie: DEBIAN_DEPS += debootstrap
+check-trixie: deps
+	SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/trixie/run.sh
 
 # Benchmarks: figures, not pass/fail tests. Classifier throughput, fan-out,
 # idle wakeups, and orientd side by side with iio-sensor-proxy on the same

@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// The oldest toolchain supported is 6.0.3, Debian 13's swiftlang: `make check-trixie` builds and tests with it.
 import PackageDescription
 
 /// Settings every target shares: Swift 6 language mode (strict concurrency is

@@ -160,7 +160,11 @@ package final class EventLoop {
             runDueTimers()
             guard running else { break }
             armTimerFD()
-            let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), -1) }
+            // glibc 2.41 (Debian 13) declares the event buffer non-null, older ones optional.
+            let n = events.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return Int32(-1) }
+                return epoll_wait(epollFD, base, Int32(buffer.count), -1)
+            }
             wakeups += 1
             if n < 0 {
                 if errno == EINTR { continue }

@@ -15,7 +15,12 @@ public typealias Vector3 = SIMD3<Double>
 /// not orthonormal, so magnitude gates never trust a made-up axis.
 public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     /// Rows of the matrix as given (after any repair of a degenerate z row).
-    public let rows: (Vector3, Vector3, Vector3)
+    @inlinable
+    public var rows: (Vector3, Vector3, Vector3) { (Vector3(x1, y1, z1), Vector3(x2, y2, z2), Vector3(x3, y3, z3)) }
+    // Nine Doubles, not three SIMD3 rows: a 32-byte-aligned SIMD3<Double> kept
+    // across an await miscompiles the async frame (swiftlang/swift#91639), and a
+    // Trace holding this matrix does live across awaits.
+    @usableFromInline let x1, y1, z1, x2, y2, z2, x3, y3, z3: Double
     /// What was wrong with the matrix as written and how it was repaired; empty if nothing.
     public let warnings: [String]
     /// True when the rows are orthonormal (so `apply` preserves magnitude by itself).
@@ -43,7 +48,9 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     }
 
     private init(validatedRows rows: (Vector3, Vector3, Vector3), warnings: [String]) {
-        self.rows = rows
+        (x1, y1, z1) = (rows.0.x, rows.0.y, rows.0.z)
+        (x2, y2, z2) = (rows.1.x, rows.1.y, rows.1.z)
+        (x3, y3, z3) = (rows.2.x, rows.2.y, rows.2.z)
         self.warnings = warnings
         let tolerance = 1e-6
         func unit(_ v: Vector3) -> Bool { abs((v * v).sum() - 1) < tolerance }

@@ -95,7 +95,8 @@ struct FormattingTests {
             return
         }
         let trace = try Trace(samplesReply: fields)
-        #expect(trace.mountMatrix == (try MountMatrix(parsing: "-1, 0, 0; 0, 1, 0; 0, 0, 1")))
+        let mirrored = try MountMatrix(parsing: "-1, 0, 0; 0, 1, 0; 0, 0, 1")
+        #expect(trace.mountMatrix == mirrored)
         #expect(trace.rateHz == 50)
         #expect(trace.onChange)
         #expect(trace.samples.isEmpty)

@@ -64,7 +64,7 @@ struct DaemonStatusSensorsTests {
         ])
     func malformed(member: String, fragment: String) {
         let line = Self.status([]).json(seq: nil).replacingOccurrences(of: #""sensors":[]"#, with: member)
-        let error = #expect(throws: ProtocolDecodeError.self) { try DaemonStatus(jsonLine: Array(line.utf8)) }
+        let error = thrownError(ProtocolDecodeError.self) { try DaemonStatus(jsonLine: Array(line.utf8)) }
         #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "")")
     }
 

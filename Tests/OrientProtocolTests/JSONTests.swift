@@ -117,7 +117,7 @@ struct JSONParserTests {
             ("\u{FEFF}{}", 0, "byte order mark"),
         ])
     func rejectsInvalidDocuments(text: String, offset: Int, fragment: String) {
-        let error = #expect(throws: JSONError.self) { try parse(text) }
+        let error = thrownError(JSONError.self) { try parse(text) }
         #expect(error?.offset == offset, "\(text.debugDescription): \(error?.description ?? "")")
         #expect(error?.message.contains(fragment) == true, "\(text.debugDescription): \(error?.description ?? "")")
         #expect(error?.description == "\(error?.message ?? "") at byte \(offset)")
@@ -149,7 +149,7 @@ struct JSONParserTests {
             ([0x7B, 0x7D, 0x00], 2, "byte 0x00"),
         ] as [([UInt8], Int, String)])
     func rejectsInvalidUTF8(bytes: [UInt8], offset: Int, fragment: String) {
-        let error = #expect(throws: JSONError.self) { try JSONParser.parse(bytes) }
+        let error = thrownError(JSONError.self) { try JSONParser.parse(bytes) }
         #expect(error?.offset == offset, "\(bytes): \(error?.description ?? "")")
         #expect(error?.message.contains(fragment) == true, "\(bytes): \(error?.description ?? "")")
     }
@@ -173,18 +173,18 @@ struct JSONParserTests {
         let deepest = String(repeating: "[", count: maxDepth) + String(repeating: "]", count: maxDepth)
         #expect(try parse(deepest, maxDepth: maxDepth) != .null)
         let tooDeep = String(repeating: "[", count: maxDepth + 1) + String(repeating: "]", count: maxDepth + 1)
-        let error = #expect(throws: JSONError.self) { try parse(tooDeep, maxDepth: maxDepth) }
+        let error = thrownError(JSONError.self) { try parse(tooDeep, maxDepth: maxDepth) }
         #expect(error?.offset == maxDepth)
         #expect(error?.message.contains("nested deeper than \(maxDepth) levels") == true)
 
         let objects = String(repeating: #"{"a":"#, count: maxDepth + 1) + "1" + String(repeating: "}", count: maxDepth + 1)
-        let objectError = #expect(throws: JSONError.self) { try parse(objects, maxDepth: maxDepth) }
+        let objectError = thrownError(JSONError.self) { try parse(objects, maxDepth: maxDepth) }
         #expect(objectError?.offset == 5 * maxDepth)
     }
 
     @Test("a hundred thousand opening brackets fail fast instead of overflowing the stack")
     func hostileNesting() {
-        let error = #expect(throws: JSONError.self) { try parse(String(repeating: "[", count: 100_000)) }
+        let error = thrownError(JSONError.self) { try parse(String(repeating: "[", count: 100_000)) }
         #expect(error?.offset == 32)
         let mixed = String(repeating: #"{"k":["#, count: 50_000)
         #expect(throws: JSONError.self) { try parse(mixed) }
@@ -211,7 +211,7 @@ struct JSONParserTests {
     @Test("a 1 MiB string without its closing quote is an error at the end of the input")
     func megabyteUnterminated() {
         let text = "\"" + String(repeating: "x", count: 1 << 20)
-        let error = #expect(throws: JSONError.self) { try parse(text) }
+        let error = thrownError(JSONError.self) { try parse(text) }
         #expect(error?.offset == (1 << 20) + 1)
     }
 
@@ -222,14 +222,14 @@ struct JSONParserTests {
         #expect(unique.members?.count == 40)
         #expect(unique["k39"] == .number(39))
         let duplicated = "{" + keys.joined(separator: ",") + ",\"k3\":0}"
-        let error = #expect(throws: JSONError.self) { try parse(duplicated) }
+        let error = thrownError(JSONError.self) { try parse(duplicated) }
         #expect(error?.message == #"duplicate key "k3" in object"#)
         #expect(error?.offset == duplicated.utf8.count - 7)
     }
 
     @Test("keys written with escapes are compared after decoding")
     func escapedDuplicateKeys() {
-        let error = #expect(throws: JSONError.self) { try parse(#"{"op":1,"\u006fp":2}"#) }
+        let error = thrownError(JSONError.self) { try parse(#"{"op":1,"\u006fp":2}"#) }
         #expect(error?.offset == 8)
     }
 

@@ -12,6 +12,14 @@ private func serverMessage(_ line: String) throws(ProtocolDecodeError) -> Server
 
 private let id64 = String(repeating: "p", count: 64)
 private let sixteenNames = Array(repeating: "landscape", count: 16)
+// The lines built by interpolation, named here: Swift 6.0 crashes on string
+// interpolation inside @Test(arguments:).
+private let longestConstrain = #"{"op":"constrain","id":"\#(id64)","allow":\#(jsonArray(sixteenNames))}"#
+private let longOp = #"{"op":"\#(String(repeating: "x", count: 100))"}"#
+private let longOpShown = "'\(String(repeating: "x", count: 64))…'"
+private let id65Constrain = #"{"op":"constrain","seq":9,"id":"\#(id64)p","allow":["all"]}"#
+private let id66BytesConstrain = #"{"op":"constrain","seq":9,"id":"\#(String(repeating: "é", count: 33))","allow":["all"]}"#
+private let seventeenNamesConstrain = #"{"op":"constrain","seq":9,"id":"p","allow":\#(jsonArray(Array(repeating: "all", count: 17)))}"#
 
 @Suite("Protocol requests")
 struct ProtocolMessageRequestTests {
@@ -31,7 +39,7 @@ struct ProtocolMessageRequestTests {
              RequestLine(request: .constrain(id: "a b", allow: ["portrait", "all", "all-but-upside-down", "portrait"]))),
             (#"{"op":"constrain","id":"lecteur vidéo 🎬","allow":["all"]}"#,
              RequestLine(request: .constrain(id: "lecteur vidéo 🎬", allow: ["all"]))),
-            (#"{"op":"constrain","id":"\#(id64)","allow":\#(jsonArray(sixteenNames))}"#,
+            (longestConstrain,
              RequestLine(request: .constrain(id: id64, allow: sixteenNames))),
             (#"{"op":"release","id":"player"}"#, RequestLine(request: .release(id: "player"))),
             (#"{"op":"lock"}"#, RequestLine(request: .lock(.current))),
@@ -92,13 +100,13 @@ struct ProtocolMessageRequestTests {
             (#"{"op":"fly","seq":3}"#, .unknownOp, 3, "unknown op 'fly' (expected get, subscribe, unsubscribe, constrain, release, lock, unlock, samples, status or watch-sensors)"),
             (#"{"op":"GET"}"#, .unknownOp, nil, "'GET'"),
             (#"{"op":""}"#, .unknownOp, nil, "unknown op ''"),
-            (#"{"op":"\#(String(repeating: "x", count: 100))"}"#, .unknownOp, nil, "'\(String(repeating: "x", count: 64))…'"),
+            (longOp, .unknownOp, nil, longOpShown),
             // constrain: id.
             (#"{"op":"constrain","seq":9,"allow":["all"]}"#, .badArgument, 9, "constrain needs 'id'"),
             (#"{"op":"constrain","seq":9,"id":5,"allow":["all"]}"#, .badArgument, 9, "'id' must be a string, not 5"),
             (#"{"op":"constrain","seq":9,"id":"","allow":["all"]}"#, .badArgument, 9, "'id' must not be empty"),
-            (#"{"op":"constrain","seq":9,"id":"\#(id64)p","allow":["all"]}"#, .badArgument, 9, "'id' is 65 bytes long; at most 64"),
-            (#"{"op":"constrain","seq":9,"id":"\#(String(repeating: "é", count: 33))","allow":["all"]}"#, .badArgument, 9, "66 bytes"),
+            (id65Constrain, .badArgument, 9, "'id' is 65 bytes long; at most 64"),
+            (id66BytesConstrain, .badArgument, 9, "66 bytes"),
             (#"{"op":"constrain","seq":9,"id":"a\nb","allow":["all"]}"#, .badArgument, 9, "control characters (found U+000A)"),
             (#"{"op":"constrain","seq":9,"id":"a\u007f","allow":["all"]}"#, .badArgument, 9, "U+007F"),
             (#"{"op":"constrain","seq":9,"id":"a\u0085","allow":["all"]}"#, .badArgument, 9, "U+0085"),
@@ -106,7 +114,7 @@ struct ProtocolMessageRequestTests {
             (#"{"op":"constrain","seq":9,"id":"p"}"#, .badArgument, 9, "constrain needs 'allow'"),
             (#"{"op":"constrain","seq":9,"id":"p","allow":"landscape"}"#, .badArgument, 9, "'allow' must be an array of orientation mask names, not a string ('landscape')"),
             (#"{"op":"constrain","seq":9,"id":"p","allow":[]}"#, .badArgument, 9, "empty orientation mask"),
-            (#"{"op":"constrain","seq":9,"id":"p","allow":\#(jsonArray(Array(repeating: "all", count: 17)))}"#, .badArgument, 9, "'allow' has 17 names; at most 16"),
+            (seventeenNamesConstrain, .badArgument, 9, "'allow' has 17 names; at most 16"),
             (#"{"op":"constrain","seq":9,"id":"p","allow":["all",2]}"#, .badArgument, 9, "'allow' entry 2 must be a string, not 2"),
             (#"{"op":"constrain","seq":9,"id":"p","allow":["sideways"]}"#, .badArgument, 9, "unknown orientation mask name 'sideways'"),
             (#"{"op":"constrain","seq":9,"id":"p","allow":["normal","undefined"]}"#, .badArgument, 9, "unknown orientation mask name 'undefined'"),
@@ -338,7 +346,7 @@ struct ProtocolMessageStateTests {
             ("{", "server line is not valid JSON: unexpected end of input"),
         ])
     func stateErrors(line: String, fragment: String) {
-        let error = #expect(throws: ProtocolDecodeError.self) { try StateMessage(jsonLine: Array(line.utf8)) }
+        let error = thrownError(ProtocolDecodeError.self) { try StateMessage(jsonLine: Array(line.utf8)) }
         #expect(error?.message.contains(fragment) == true, "\(line): \(error?.message ?? "")")
     }
 
@@ -359,7 +367,7 @@ struct ProtocolMessageStateTests {
             ("\u{1}", "not valid JSON"),
         ])
     func serverMessageErrors(line: String, fragment: String) {
-        let error = #expect(throws: ProtocolDecodeError.self) { try serverMessage(line) }
+        let error = thrownError(ProtocolDecodeError.self) { try serverMessage(line) }
         #expect(error?.message.contains(fragment) == true, "\(line): \(error?.message ?? "")")
     }
 }

@@ -36,9 +36,9 @@ struct WatchSensorsRequestTests {
             (#"{"op":"watch-sensors","seq":4,"sensors":["accelerometer"]}"#, "the accelerometer is not watched with watch-sensors: subscribe gives the orientation, samples its readings"),
             (#"{"op":"watch-sensors","seq":4,"sensors":["compass"]}"#, "the compass is not served on the socket"),
             (#"{"op":"watch-sensors","seq":4,"sensors":["light","proximity","light"]}"#, "'sensors' names 'light' twice"),
-            (#"{"op":"watch-sensors","seq":4,"sensors":["\#(String(repeating: "x", count: 200))"]}"#, "unknown sensor '\(String(repeating: "x", count: 64))…'"),
-            (#"{"op":"watch-sensors","seq":4,"sensors":\#(hugeArray)}"#, "'sensors' has 1000 entries; at most 8"),
-            (#"{"op":"watch-sensors","seq":4,"sensors":\#(nineLights)}"#, "'sensors' has 9 entries; at most 8"),
+            (longSensorName, longSensorNameShown),
+            (hugeSensors, "'sensors' has 1000 entries; at most 8"),
+            (nineSensors, "'sensors' has 9 entries; at most 8"),
         ])
     func errors(line: String, fragment: String) throws {
         guard case .failure(let error) = decode(line) else {
@@ -59,6 +59,12 @@ struct WatchSensorsRequestTests {
 
 private let hugeArray = "[" + Array(repeating: "\"light\"", count: 1000).joined(separator: ",") + "]"
 private let nineLights = "[" + Array(repeating: "\"light\"", count: 9).joined(separator: ",") + "]"
+// The lines built by interpolation, named here: Swift 6.0 crashes on string
+// interpolation inside @Test(arguments:).
+private let longSensorName = #"{"op":"watch-sensors","seq":4,"sensors":["\#(String(repeating: "x", count: 200))"]}"#
+private let longSensorNameShown = "unknown sensor '\(String(repeating: "x", count: 64))…'"
+private let hugeSensors = #"{"op":"watch-sensors","seq":4,"sensors":\#(hugeArray)}"#
+private let nineSensors = #"{"op":"watch-sensors","seq":4,"sensors":\#(nineLights)}"#
 
 @Suite("sensor messages")
 struct SensorMessageTests {
@@ -127,7 +133,7 @@ struct SensorMessageTests {
             (#"{"type":"sensor","sensor":"proximity","present":false,"near":true,"t_ms":1}"#, "has a reading but 'present' is false"),
         ])
     func malformed(line: String, fragment: String) {
-        let error = #expect(throws: ProtocolDecodeError.self) { try ServerMessage.decode(Array(line.utf8)) }
+        let error = thrownError(ProtocolDecodeError.self) { try ServerMessage.decode(Array(line.utf8)) }
         #expect(error?.message.contains(fragment) == true, "\(line): \(error?.message ?? "")")
     }
 
@@ -141,7 +147,7 @@ struct SensorMessageTests {
             ([JSONMember(key: "sensors", value: .array([lightEntry, lightEntry]))], "'sensors' lists light twice"),
         ])
     func malformedReply(fields: [JSONMember], fragment: String) {
-        let error = #expect(throws: ProtocolDecodeError.self) { try SensorMessage.readings(okFields: fields) }
+        let error = thrownError(ProtocolDecodeError.self) { try SensorMessage.readings(okFields: fields) }
         #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "")")
     }
 }

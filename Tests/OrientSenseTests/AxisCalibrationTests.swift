@@ -124,7 +124,7 @@ struct AxisCalibrationTests {
             (["0", nil, nil], "0", "in_accel_scale"),
         ] as [([String?], String?, String)])
     func zeroScale(perAxisScale: [String?], sharedScale: String?, attribute: String) {
-        let error = #expect(throws: CalibrationError.self) {
+        let error = thrownError(CalibrationError.self) {
             try AxisCalibration.resolve(perAxisScale: perAxisScale, sharedScale: sharedScale, perAxisOffset: absent, sharedOffset: nil)
         }
         #expect(error?.attribute == attribute)
@@ -148,7 +148,7 @@ struct AxisCalibrationTests {
             ("in_accel_y_offset", absent, "1", [nil, text, nil], "0"),
         ]
         for (attribute, perAxisScale, sharedScale, perAxisOffset, sharedOffset) in cases {
-            let error = #expect(throws: CalibrationError.self) {
+            let error = thrownError(CalibrationError.self) {
                 try AxisCalibration.resolve(
                     perAxisScale: perAxisScale, sharedScale: sharedScale, perAxisOffset: perAxisOffset, sharedOffset: sharedOffset)
             }

@@ -42,7 +42,8 @@ struct MountMatrixSourceTests {
     func precedence(sources: MountMatrixTexts, source: MountMatrixSource, matrix: String) throws {
         let resolved = try sources.resolve()
         #expect(resolved.source == source)
-        #expect(resolved.matrix == (try MountMatrix(parsing: matrix)))
+        let expected = try MountMatrix(parsing: matrix)
+        #expect(resolved.matrix == expected)
         #expect(resolved.warnings.isEmpty)
     }
 
@@ -99,8 +100,9 @@ struct MountMatrixSourceTests {
     func trailingNewline(text: String) throws {
         let resolved = MountMatrixSource.resolve(
             config: nil, udev: nil, mountMatrix: text, inAccelMountMatrix: nil, inMountMatrix: nil)
+        let expected = try MountMatrix(parsing: rotate)
         #expect(resolved.source == .mountMatrix)
-        #expect(resolved.matrix == (try MountMatrix(parsing: rotate)))
+        #expect(resolved.matrix == expected)
         #expect(resolved.warnings.isEmpty)
     }
 

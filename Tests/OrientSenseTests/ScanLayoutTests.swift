@@ -160,7 +160,7 @@ struct ScanLayoutTests {
         ] as [([(String, Int, String)], String)])
     func refuses(rows: [(String, Int, String)], message: String) throws {
         let listed = try elements(rows)
-        let error = #expect(throws: ScanLayoutError.self) { try ScanLayout(elements: listed) }
+        let error = thrownError(ScanLayoutError.self) { try ScanLayout(elements: listed) }
         #expect(error?.description.contains(message) == true, "\(String(describing: error))")
     }
 }

@@ -81,7 +81,7 @@ struct ScanTypeTests {
             ("le:s12/16>>4\nle", 13, "unexpected text"),
         ])
     func rejects(text: String, column: Int, message: String) {
-        let error = #expect(throws: ScanTypeError.self) { try ScanType(parsing: text) }
+        let error = thrownError(ScanTypeError.self) { try ScanType(parsing: text) }
         #expect(error?.column == column)
         #expect(error?.message.contains(message) == true, "\(String(describing: error))")
         #expect(error?.description == "column \(column): \(error?.message ?? "")")

@@ -95,7 +95,7 @@ struct LightChannelTests {
     ])
     func badTexts(value: String, scale: String, offset: String, attribute: String) throws {
         let channel = try #require(LightChannel.find(in: ["in_illuminance_raw", "in_illuminance_scale", "in_illuminance_offset"]))
-        let error = #expect(throws: AttributeError.self) { try channel.level(value: value, scale: scale, offset: offset) }
+        let error = thrownError(AttributeError.self) { try channel.level(value: value, scale: scale, offset: offset) }
         #expect(error?.attribute == attribute)
         #expect((error?.description.utf8.count ?? .max) < 200, "the message stays short")
     }
@@ -126,7 +126,7 @@ struct HwmonLightTests {
         "(" + String(repeating: "1", count: 10_000) + ",1)", "(1,2)x", "((1,2))",
     ])
     func bad(text: String) {
-        let error = #expect(throws: AttributeError.self) { try HwmonLight.level(text) }
+        let error = thrownError(AttributeError.self) { try HwmonLight.level(text) }
         #expect(error?.attribute == "light")
     }
 }

@@ -53,7 +53,7 @@ struct ProximityThresholdTests {
         "", "0", "-5", "abc", "nan", "1e999", String(repeating: "1", count: 1000), "5 5",
     ])
     func badNearLevels(text: String) {
-        let error = #expect(throws: AttributeError.self) { try ProximityThreshold.nearLevel(text, from: "PROXIMITY_NEAR_LEVEL") }
+        let error = thrownError(AttributeError.self) { try ProximityThreshold.nearLevel(text, from: "PROXIMITY_NEAR_LEVEL") }
         #expect(error?.attribute == "PROXIMITY_NEAR_LEVEL")
     }
 

@@ -300,7 +300,9 @@ struct FirstRunTests {
     func version() throws {
         let run = try runOrientctl(["--version"])
         let daemon = try runOrientd(["--version"])
-        let daemonVersion = try #require(daemon.lines.first?.split(separator: " ").last, "\(daemon)")
+        // A plain name: swift-testing 6.0 expands an optional chain inside #require wrongly.
+        let lastWord = daemon.lines.first?.split(separator: " ").last
+        let daemonVersion = try #require(lastWord, "\(daemon)")
         #expect(run.status == 0 && run.lines == ["orientctl \(daemonVersion)"], "\(run); \(daemon)")
     }
 

@@ -1,0 +1,99 @@
+#!/bin/sh
+# `make check-trixie`: builds and tests orientd with Debian 13's own Swift
+# (swiftlang 6.0.3, built with assertions on), the oldest toolchain supported.
+# A minimal trixie root (debootstrapped once, cached in .build/trixie/root) gets
+# swiftlang and the build dependencies; the work tree is bind-mounted into it
+# at its own path, and inside it, in a private mount namespace with /proc, /sys
+# and /dev:
+#
+#   swift build                                      the debug build
+#   swift build -c release --static-swift-stdlib     what `make install` builds
+#   swift build --build-tests && swift test          the Swift tests
+#
+# with the scratch path .build/trixie/scratch, so the host's .build is left to
+# the host's toolchain. Each step's time is printed; exits 1 on the first failure.
+#
+#   scripts/trixie/run.sh [STEP...]   steps: debug release tests (default: all)
+#   SWIFT_FLAGS="-Xswiftc -warnings-as-errors" scripts/trixie/run.sh
+#
+# Delete .build/trixie/root to rebuild the root.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+work="$repo/.build/trixie"
+root="$work/root"
+scratch="$work/scratch"
+suite=trixie
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# Debian 13's Swift and what Package.swift's system libraries need (the
+# Makefile's DEBIAN_DEPS for building, with trixie's names); udev for the
+# hwdb tests (systemd-hwdb).
+packages="swiftlang pkg-config libudev-dev libsystemd-dev libevdev-dev libstdc++-14-dev libc6-dev udev"
+steps=${*:-debug release tests}
+flags=${SWIFT_FLAGS:-}
+
+[ "$(id -u)" = 0 ] || { echo "check-trixie: needs root (debootstrap, chroot)" >&2; exit 1; }
+command -v debootstrap >/dev/null || { echo "check-trixie: debootstrap is missing (Debian: debootstrap)" >&2; exit 1; }
+
+mkdir -p "$work"
+if [ ! -f "$root/.complete-$suite" ] || [ "$(cat "$root/.complete-$suite")" != "$packages" ]; then
+    echo "check-trixie: debootstrap $suite into $root (cached for later runs)"
+    rm -rf "$root" "$root.tmp"
+    debootstrap --variant=minbase "$suite" "$root.tmp" "$mirror" >"$work/debootstrap.log" 2>&1 || {
+        tail -20 "$work/debootstrap.log" >&2
+        echo "check-trixie: debootstrap failed (log: $work/debootstrap.log)" >&2
+        exit 1
+    }
+    # shellcheck disable=SC2086 # a list of package names
+    chroot "$root.tmp" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages && apt-get clean" \
+        >"$work/apt.log" 2>&1 || {
+        tail -20 "$work/apt.log" >&2
+        echo "check-trixie: installing $packages failed (log: $work/apt.log)" >&2
+        exit 1
+    }
+    echo "$packages" >"$root/../.packages.tmp" && mv "$root/../.packages.tmp" "$root.tmp/.complete-$suite"
+    mv "$root.tmp" "$root"
+fi
+mkdir -p "$root$repo" "$scratch"
+
+# Inside: each step timed; the tests run the binaries this toolchain built.
+inside=$(cat <<INSIDE
+set -eu
+cd "$repo"
+export HOME=/root ORIENTD_BINARY="$scratch/debug/orientd" ORIENTCTL_BINARY="$scratch/debug/orientctl"
+step() {
+    name=\$1; shift
+    echo "check-trixie: \$name: \$*"
+    start=\$(date +%s)
+    if "\$@"; then
+        echo "check-trixie: \$name: ok in \$((\$(date +%s) - start)) s"
+    else
+        echo "check-trixie: \$name: FAILED after \$((\$(date +%s) - start)) s" >&2
+        exit 1
+    fi
+}
+swift --version 2>&1 | head -1
+for s in $steps; do
+    case \$s in
+    debug) step debug swift build --scratch-path "$scratch" $flags ;;
+    release) step release swift build --scratch-path "$scratch" -c release --static-swift-stdlib $flags ;;
+    tests)
+        step build-tests swift build --scratch-path "$scratch" --build-tests $flags
+        step test swift test --scratch-path "$scratch" --skip-build ;;
+    *) echo "check-trixie: unknown step \$s (debug, release, tests)" >&2; exit 2 ;;
+    esac
+done
+INSIDE
+)
+
+# A private mount namespace: the mounts go away with it, whatever happens.
+exec unshare --mount --propagation private sh -c '
+    set -e
+    root=$1 repo=$2; shift 2
+    mount -t proc proc "$root/proc"
+    mount --rbind /sys "$root/sys"
+    mount --rbind /dev "$root/dev"
+    mount -t tmpfs tmpfs "$root/tmp"
+    mount --bind "$repo" "$root$repo"
+    exec chroot "$root" /bin/sh -c "$1"
+' check-trixie "$root" "$repo" "$inside"
