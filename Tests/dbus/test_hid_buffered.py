@@ -158,3 +158,17 @@ class HidCompassTests(HidBufferedTestCase):
                                          + "/iio:device0", "buffer/enable"), "0")
         client.call("ReleaseCompass", interface=COMPASS_IFACE, path=COMPASS_PATH)
         self.wait_sysfs(magn, {"buffer/enable": "0", "scan_elements/in_rot_from_north_magnetic_tilt_comp_en": "0"})
+
+
+class MonitorSensorHidTests(HidBufferedTestCase):
+    def test_monitor_sensor_shows_the_hid_light_sensor(self):
+        """iio-sensor-proxy's monitor-sensor prints the HID light sensor read through the buffer, in lux (it shows
+        the compass only to the user geoclue, which this machine has not: the compass test above reads it as GeoClue does)"""
+        self.add_hid("hid-sensor-als")
+        self.start_proxy()
+        self.play("hid-sensor-als", "iio:device0")
+        monitor = self.monitor_sensor()
+        monitor.printed(r"=== Has ambient light sensor")
+        for level in LIGHT_LEVELS:
+            monitor.printed(rf"Light changed: {level:.0f}\.0+ \(lux\)", timeout=12)
+        print("\n  [monitor-sensor] " + "\n  [monitor-sensor] ".join(monitor.lines))
