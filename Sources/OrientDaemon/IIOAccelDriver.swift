@@ -219,7 +219,7 @@ final class IIOAccelDriver: AccelerometerDriver {
             interval = sensor.samplingPolicy.interval(atMs: t)
             failures += 1
             if error.vanished {
-                if access(device.info.syspath, F_OK) == 0, !device.info.hasRawAxes || error.code == ENOENT {
+                if access(device.info.syspath, F_OK) == 0, !device.info.hasRawAxes {
                     // The device is there but has nothing to poll.
                     sensor.driverFailed(unreadable: "cannot be read: \(error)" + (device.info.hasScanElements ? " (and its buffer could not start)" : ""))
                 } else {
