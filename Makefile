@@ -6,7 +6,7 @@
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
 DEBIAN_DEPS  := pkg-config libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db binutils sway \
-                dbus-daemon iio-sensor-proxy python3-dbusmock python3-dbus libglib2.0-bin librsvg2-bin libstdc++-12-dev
+                dbus-daemon iio-sensor-proxy python3-dbusmock python3-dbus libglib2.0-bin librsvg2-bin libstdc++-12-dev libevdev-dev
 BIN          := .build/debug
 DEMO         ?= traces/demo.trace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
