@@ -43,6 +43,7 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzCheck((1...1000).contains(limits.samplesRate), "samples-rate \(limits.samplesRate)")
     fuzzCheck(AccessPolicy.constrainChoices.contains(config.constrainPermission), "constrain-permission \(config.constrainPermission)")
     fuzzCheck(AccessPolicy.samplesChoices.contains(config.samplesPermission), "samples-permission \(config.samplesPermission)")
+    fuzzCheck(AccessPolicy.sensorsChoices.contains(config.sensorsPermission), "sensors-permission \(config.sensorsPermission)")
     if case .listed(let users) = config.seatUsers {
         fuzzCheck(users.allSatisfy { !$0.isEmpty && $0 != "everyone" && !$0.contains(",") }, "seat-users \(users)")
     }
@@ -136,6 +137,7 @@ func written(_ config: DaemonConfig) -> String {
         "lock-permission": config.lockPermission.rawValue,
         "constrain-permission": config.constrainPermission.rawValue,
         "samples-permission": config.samplesPermission.rawValue,
+        "sensors-permission": config.sensorsPermission.rawValue,
         "seat-users": config.seatUsers.configValue,
         "log-level": config.logLevel.rawValue,
         "enable": config.dbus.enabled ? "true" : "false",

@@ -18,8 +18,8 @@
 // - ScanLayout.decode agrees with ScanType.decode at the placement's offset, and
 //   gives nil for a scan that is not wholly inside the bytes;
 // - the sysfs texts of buffered capture (ScanSelection): `_en` parses to a
-//   bool only for 0 or 1, `_index` to a number only when it is one, never
-//   negative; the element list of any file names holds only `_en` files' names;
+//   bool only where `_index` parses to a number, true for a non-zero one;
+//   that number is never negative; the element list of any file names holds only `_en` files' names;
 // - ScanReader gives the same scans fed the bytes whole or in two pieces split
 //   anywhere, and keeps less than one scan pending.
 import FuzzSupport
@@ -53,9 +53,9 @@ public func fuzzScan(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 /// ScanSelection's parsers of `_en`, `_index`, `current_trigger` and file lists.
 func checkSelectionTexts(_ text: String) {
-    if let enabled = ScanSelection.parseEnabled(text) {
-        fuzzCheck(ScanSelection.trimmed(text) == (enabled ? "1" : "0"), "'\(shown(text))' parsed as enabled \(enabled)")
-    }
+    let enabled = ScanSelection.parseEnabled(text)
+    let count = ScanSelection.parseIndex(text)
+    fuzzCheck(enabled == count.map { $0 != 0 }, "'\(shown(text))' parsed as enabled \(String(describing: enabled)), as a number \(String(describing: count))")
     if let index = ScanSelection.parseIndex(text) { fuzzCheck(index >= 0, "index \(index)") }
     _ = ScanSelection.isUnset(trigger: text)
     let files = text.split(separator: "|").map(String.init)
