@@ -93,8 +93,14 @@ package final class SensorSlot {
             log.notice("\(kind.rawValue): skipping \(entry.device.sysname): \(entry.reason)" + (entry.fix.map { "; \($0)" } ?? ""))
         }
         self.skipped = skipped
-        let changed = pick?.device != chosen?.device || pick.map { ObjectIdentifier($0.driver) } != chosen.map { ObjectIdentifier($0.driver) }
-        guard changed else { return }
+        // The same device by the same driver is kept open: its attributes'
+        // values (the raw reading among them) change between enumerations.
+        let changed = pick?.device.syspath != chosen?.device.syspath
+            || pick.map { ObjectIdentifier($0.driver) } != chosen.map { ObjectIdentifier($0.driver) }
+        guard changed else {
+            if let pick { chosen = pick }
+            return
+        }
         closeDriver()
         openFailures = 0
         if let pick {

@@ -206,3 +206,21 @@ class UnopenableSensorTests(SensorProxyTestCase):
         tries = int(re.search(r"open after (\d+) failed tries", self.daemon.log()).group(1))
         client.wait_signal("LightLevel", 50.0)
         self.assertEqual(tries, 3, "backing off: tries at 0, 1 and 3 s, not a try a second")
+
+
+class RescanTests(SensorProxyTestCase):
+    def test_another_device_coming_leaves_an_open_light_sensor_open(self):
+        """a udev event for another device rescans, but the light sensor in use is not closed and opened again"""
+        light = self.sysfs.add("iio-als-bh1750-illuminance-raw.umockdev")
+        self.start_proxy("--log-level", "info")
+        client = self.client()
+        client.call("ClaimLight")
+        self.daemon.wait_for_log(r"light from in_illuminance_raw")
+        # The reading changes, so the device's attributes differ from the
+        # first enumeration's; the rescan must still see the same sensor.
+        self.sysfs.set_attribute(light, "in_illuminance_raw", "200")
+        client.wait_signal("LightLevel", 100.0)
+        self.sysfs.add("iio-proximity-vcnl4000-sysfs-nearlevel.umockdev")
+        self.daemon.wait_for_log(r"proximity: iio:device3 \(vcnl4000, iio-poll-proximity\)")
+        self.assertEqual(self.daemon.log().count("light from in_illuminance_raw"), 1, self.daemon.log_tail())
+        self.assertEqual(client.get("LightLevel"), 100.0)
