@@ -17,18 +17,6 @@ QUIET_WINDOW_S = 3.0
 
 
 class ClaimWakeupTests(SensorProxyTestCase):
-    def settle(self, quiet_s=0.3, timeout=5.0):
-        deadline = time.monotonic() + timeout
-        last, _ = self.daemon.context_switches()
-        while True:
-            time.sleep(quiet_s)
-            now, _ = self.daemon.context_switches()
-            if now == last:
-                return
-            if time.monotonic() >= deadline:
-                self.fail(f"orientd kept waking for {timeout:g} s ({last} -> {now})\n{self.daemon.log_tail()}")
-            last = now
-
     def window(self, seconds):
         before, _ = self.daemon.context_switches()
         time.sleep(seconds)  # the measurement window itself

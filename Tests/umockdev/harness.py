@@ -459,6 +459,19 @@ class DaemonTestCase(unittest.TestCase):
         self.clients.append(client)
         return client
 
+    def settle(self, quiet_s=0.3, timeout=5.0):
+        """Waits until the daemon is quiet: until the context-switch count holds still for `quiet_s`."""
+        deadline = time.monotonic() + timeout
+        last, _ = self.daemon.context_switches()
+        while True:
+            time.sleep(quiet_s)
+            now, _ = self.daemon.context_switches()
+            if now == last:
+                return
+            if time.monotonic() >= deadline:
+                self.fail(f"orientd kept waking for {timeout:g} s ({last} -> {now})\n{self.daemon.log_tail()}")
+            last = now
+
     def run_tool(self, args, timeout=10):
         """Runs orientctl or orientd (a second one) in the testbed's environment."""
         return subprocess.run(args, env=self.environment(), capture_output=True, text=True, timeout=timeout)

@@ -25,19 +25,6 @@ class SensorWakeupTests(DaemonTestCase):
         self.sysfs.add("iio-als-bh1750-illuminance-raw.umockdev")
         self.sysfs.add("iio-proximity-vcnl4000-sysfs-nearlevel.umockdev")
 
-    def settle(self, quiet_s=0.3, timeout=5.0):
-        """Waits until the context-switch count holds still for `quiet_s`."""
-        deadline = time.monotonic() + timeout
-        last, _ = self.daemon.context_switches()
-        while True:
-            time.sleep(quiet_s)
-            now, _ = self.daemon.context_switches()
-            if now == last:
-                return
-            if time.monotonic() >= deadline:
-                self.fail(f"orientd kept waking for {timeout:g} s ({last} -> {now})\n{self.daemon.log_tail()}")
-            last = now
-
     def window(self, seconds):
         before, threads = self.daemon.context_switches()
         time.sleep(seconds)  # the measurement window itself, not a wait for a condition
