@@ -66,6 +66,7 @@ extension Daemon {
             lock: state.locked.map { DaemonStatus.Lock(orientation: $0, uid: lockOwner, pid: lockSetterPID) },
             constraints: constraints, problems: [gravityProblem].compactMap { $0 } + sensorProblems)
         status.sensors = replay == nil ? hardwareSensorEntries : mockSensorEntries
+        status.tabletMode = tabletModeStatus
         return status
     }
 

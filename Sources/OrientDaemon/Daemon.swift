@@ -97,6 +97,8 @@ package final class Daemon {
                 defaultAllowed: config.defaultAllowedMask(natural: natural), lock: stored?.orientation,
                 sensor: .absent, tMs: MonotonicClock.nowMs(), learnsGravity: config.scale == nil)
         }
+        // Until a tablet-mode source is found (`tabletModeChanged`), the configured policy or `always`.
+        _ = engine.setAutoRotate(config.autoRotate ?? .always, atMs: engine.state.tMs)
     }
 
     /// Listens, serves and replays until SIGTERM/SIGINT (or the end of the trace
@@ -195,7 +197,9 @@ package final class Daemon {
         hub.accelerometer.onSample = { [unowned self] sample in self.hardwareSample(sample) }
         hub.accelerometer.onChange = { [unowned self] in self.hardwareChanged() }
         for slot in hub.slots.values { slot.onChange = { [unowned self] kind in self.sensorChanged(kind) } }
+        hub.tabletSwitch.onChange = { [unowned self] in self.tabletModeChanged() }
         hub.start()
+        tabletModeChanged()
     }
 
 
@@ -448,6 +452,7 @@ package final class Daemon {
         if new.scale != nil { gravityWarned = nil }
         applyConstraints()
         hub?.reconfigure(new)
+        tabletModeChanged()
         sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
         if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")

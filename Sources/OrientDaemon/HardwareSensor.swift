@@ -15,6 +15,14 @@ package import OrientProtocol
 /// sensor absent until udev announces one again, transient read errors are
 /// logged once and retried, and garbage values are dropped.
 package final class HardwareSensor {
+    /// Which accelerometer it is: the display's (the orientation) or the
+    /// base's of a 2-in-1 (the hinge angle, `TabletModeSource`).
+    package enum Role: Sendable {
+        case display, base
+    }
+
+    /// Which accelerometer this is.
+    package let role: Role
     /// Where the chosen sensor is.
     package private(set) var status: SensorStatus = .absent
     /// The chosen device, if any.
@@ -86,7 +94,8 @@ package final class HardwareSensor {
     /// Accelerometers not used at the last rescan, and why (`status`).
     package private(set) var skipped: [(sysname: String, syspath: String, reason: String)] = []
 
-    package init(loop: EventLoop, log: Log, config: DaemonConfig, udev: Udev) {
+    package init(loop: EventLoop, log: Log, config: DaemonConfig, udev: Udev, role: Role = .display) {
+        self.role = role
         self.loop = loop
         self.log = log
         self.config = config
@@ -163,7 +172,7 @@ package final class HardwareSensor {
     /// the base and readable, described as the accelerometer path needs it.
     private func inputAccelerometer() -> UdevIIODevice? {
         let candidates = udev.sensorDevices().filter { InputAccelDriver.discover($0) && unreadable[$0.syspath] == nil }
-            .filter { $0.properties["ACCEL_LOCATION"] != "base" }
+            .filter { ($0.properties["ACCEL_LOCATION"] == "base") == (role == .base) }
             .sorted { deviceNumber($0) < deviceNumber($1) }
         guard let device = candidates.first else { return nil }
         let info = IIODeviceInfo(
@@ -178,7 +187,10 @@ package final class HardwareSensor {
     /// Enumerates the IIO devices again and (re)chooses the accelerometer.
     package func rescan(reason: String) {
         let devices = udev.iioDevices().filter { unreadable[$0.info.syspath] == nil }
-        let decision = AccelerometerChoice.choose(devices.map(\.info), pinned: config.device)
+        let decision =
+            role == .display
+            ? AccelerometerChoice.choose(devices.map(\.info), pinned: config.device)
+            : AccelerometerChoice.Decision(chosen: AccelerometerChoice.base(devices.map(\.info)), skipped: [], notes: [])
         skipped = []
         for skipped in decision.skipped where skipped.device.hasRawAxes || skipped.device.hasScanElements {
             log.info("skipping \(skipped.device.sysname): \(skipped.reason)")
@@ -188,11 +200,11 @@ package final class HardwareSensor {
             self.skipped.append((String(syspath.split(separator: "/").last ?? ""), syspath, reason))
         }
         var chosen = decision.chosen.flatMap { info in devices.first { $0.info.sysname == info.sysname } }
-        if chosen == nil, config.device == nil {
+        if chosen == nil, config.device == nil || role == .base {
             // No IIO accelerometer: an input one, as iio-sensor-proxy's input-accel reads.
             chosen = inputAccelerometer()
         }
-        if let pinned = config.device, chosen == nil {
+        if let pinned = config.device, chosen == nil, role == .display {
             log.warning("configured device '\(pinned)' not found")
         }
         let previous = device
@@ -200,12 +212,13 @@ package final class HardwareSensor {
         if chosen?.info.sysname != previous?.info.sysname {
             closeDevice()
             if let chosen {
-                log.notice("accelerometer: \(chosen.info.sysname) (\(chosen.info.name ?? "unnamed")) at \(chosen.info.syspath)")
+                log.notice("\(what): \(chosen.info.sysname) (\(chosen.info.name ?? "unnamed")) at \(chosen.info.syspath)")
             } else if previous != nil {
-                log.notice("accelerometer \(previous?.info.sysname ?? "") gone; sensor absent")
+                log.notice("\(what) \(previous?.info.sysname ?? "") gone; sensor absent")
             }
         }
-        if chosen == nil, !loggedAbsent {
+        // Most machines have no base accelerometer: nothing to say about it.
+        if chosen == nil, !loggedAbsent, role == .display {
             // Once: the first thing to know when nothing rotates.
             loggedAbsent = true
             let seen = devices.filter { $0.info.hasRawAxes || $0.info.hasScanElements }.map(\.info.sysname)
@@ -218,6 +231,9 @@ package final class HardwareSensor {
         onChange()
         log.debug("sensor rescan (\(reason))")
     }
+
+    /// "accelerometer" or "base accelerometer", for messages.
+    package var what: String { role == .display ? "accelerometer" : "base accelerometer" }
 
     private func configure(from device: UdevIIODevice) {
         let a = device.attributes

@@ -18,6 +18,8 @@ package final class SensorHub {
     package let accelerometer: HardwareSensor
     /// Light, proximity and compass.
     package let slots: [SensorKind: SensorSlot]
+    /// The kernel's tablet-mode switch, when the machine has one.
+    package let tabletSwitch: TabletModeSwitch
     private let udev: Udev
     private let loop: EventLoop
     private let log: Log
@@ -30,6 +32,7 @@ package final class SensorHub {
         var slots: [SensorKind: SensorSlot] = [:]
         for (kind, drivers) in SensorHub.drivers { slots[kind] = SensorSlot(kind: kind, drivers: drivers, loop: loop, log: log) }
         self.slots = slots
+        tabletSwitch = TabletModeSwitch(loop: loop, log: log)
     }
 
     /// The slot of `kind` (nil for the accelerometer).
@@ -64,5 +67,6 @@ package final class SensorHub {
     private func rescanSlots() {
         let devices = udev.sensorDevices()
         for kind in SensorKind.allCases { slots[kind]?.rescan(devices) }
+        tabletSwitch.rescan(devices)
     }
 }

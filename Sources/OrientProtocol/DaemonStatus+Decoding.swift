@@ -91,6 +91,13 @@ extension DaemonStatus {
             lock: lock, constraints: constraints,
             constraintCount: max(constraints.count, try root.count("constraints_total")), problems: problems)
         sensors = try DaemonStatus.sensorEntries(in: fields)
+        if let mode = try root.optionalObject("tablet_mode") {
+            tabletMode = TabletModeStatus(
+                mode: try mode.enumeration("mode"), source: try mode.enumeration("source"),
+                device: try mode.optionalString("device"), reason: try mode.string("reason"),
+                hingeAngle: try mode.optionalNumber("hinge_angle"), autoRotate: try mode.enumeration("auto_rotate"),
+                autoRotateReason: try mode.string("auto_rotate_reason"))
+        }
     }
 }
 

@@ -90,6 +90,7 @@ extension DaemonStatus {
                 JSONMember(key: "fix", value: .string(clipped(problem.fix))),
             ])
         })))
+        if let tabletMode { members.append(JSONMember(key: "tablet_mode", value: tabletMode.jsonValue)) }
         members.append(JSONMember(key: "sensors", value: sensorsJSON))
         return .object(members)
     }

@@ -165,6 +165,9 @@ public struct DaemonStatus: Sendable, Equatable {
     /// Every sensor the daemon found or skipped (`sensors`), accelerometer
     /// first; empty from a daemon older than the list.
     public var sensors: [SensorEntry] = []
+    /// Tablet mode and the auto-rotate policy (`tablet_mode`); nil from a
+    /// daemon older than the member.
+    public var tabletMode: TabletModeStatus?
 
     /// A status; `constraintCount` defaults to the number of `constraints`.
     public init(

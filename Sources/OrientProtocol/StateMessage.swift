@@ -32,11 +32,18 @@ public struct StateMessage: Sendable, Equatable {
     public var sensor: SensorStatus
     /// Sensor clock, ms (trace time in mock mode, CLOCK_MONOTONIC otherwise).
     public var tMs: Double
+    /// Tablet or laptop, as the daemon's tablet-mode source says (`unknown`
+    /// without one, and from a daemon older than the field).
+    public var tabletMode: TabletMode
+    /// When the effective orientation follows the physical one (`always` from
+    /// a daemon older than the field).
+    public var autoRotate: AutoRotate
 
     /// A state with every field given (the daemon computes them; tests and fake servers build them).
     public init(
         orientation: Orientation, physical: Orientation, tilt: Tilt, rotation: Int, layout: Layout,
-        axis: Axis, allowed: OrientationMask, locked: Orientation?, sensor: SensorStatus, tMs: Double
+        axis: Axis, allowed: OrientationMask, locked: Orientation?, sensor: SensorStatus, tMs: Double,
+        tabletMode: TabletMode = .unknown, autoRotate: AutoRotate = .always
     ) {
         self.orientation = orientation
         self.physical = physical
@@ -48,6 +55,8 @@ public struct StateMessage: Sendable, Equatable {
         self.locked = locked
         self.sensor = sensor
         self.tMs = tMs
+        self.tabletMode = tabletMode
+        self.autoRotate = autoRotate
     }
 
     /// True when everything but the time is the same (nothing worth publishing).
@@ -55,6 +64,7 @@ public struct StateMessage: Sendable, Equatable {
         orientation == other.orientation && physical == other.physical && tilt == other.tilt
             && rotation == other.rotation && layout == other.layout && axis == other.axis
             && allowed == other.allowed && locked == other.locked && sensor == other.sensor
+            && tabletMode == other.tabletMode && autoRotate == other.autoRotate
     }
 
     /// The JSON line, keys in the documented order (docs/protocol.md), without the trailing newline.
@@ -71,7 +81,8 @@ public struct StateMessage: Sendable, Equatable {
             first = false
         }
         s += "],\"locked\":" + (locked.map { "\"\($0.rawValue)\"" } ?? "null")
-        s += ",\"sensor\":\"\(sensor.rawValue)\",\"t_ms\":\(formatMilliseconds(tMs))}"
+        s += ",\"sensor\":\"\(sensor.rawValue)\",\"tablet_mode\":\"\(tabletMode.rawValue)\""
+        s += ",\"auto_rotate\":\"\(autoRotate.rawValue)\",\"t_ms\":\(formatMilliseconds(tMs))}"
         return s
     }
 }

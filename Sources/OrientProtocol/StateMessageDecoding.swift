@@ -119,7 +119,10 @@ extension StateMessage {
             allowed: allowed,
             locked: locked,
             sensor: try fields.enumeration("sensor"),
-            tMs: try fields.number("t_ms"))
+            tMs: try fields.number("t_ms"),
+            // Absent from a daemon older than tablet mode.
+            tabletMode: try fields.value("tablet_mode") == nil ? .unknown : fields.enumeration("tablet_mode"),
+            autoRotate: try fields.value("auto_rotate") == nil ? .always : fields.enumeration("auto_rotate"))
     }
 }
 

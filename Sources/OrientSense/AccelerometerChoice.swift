@@ -98,6 +98,12 @@ package enum AccelerometerChoice {
         /// Things a log should say about the choice: a base-located device chosen
         /// because it is pinned, a pin that matches nothing, unrecognised locations.
         package var notes: [String]
+
+        package init(chosen: IIODeviceInfo?, skipped: [Skipped], notes: [String]) {
+            self.chosen = chosen
+            self.skipped = skipped
+            self.notes = notes
+        }
     }
 
     /// Chooses among `devices` (all IIO devices present), honouring `pinned`
@@ -160,6 +166,14 @@ package enum AccelerometerChoice {
             }
         }
         return Decision(chosen: chosen, skipped: skipped(devices, reasons), notes: notes)
+    }
+
+    /// The base's accelerometer of a 2-in-1 (the hinge angle's second
+    /// sensor): the first accelerometer located in the base (udev
+    /// `ACCEL_LOCATION=base`, `label` `accel-base`, `location` `base`), in
+    /// natural sysname order; nil when none is.
+    package static func base(_ devices: [IIODeviceInfo]) -> IIODeviceInfo? {
+        devices.filter { $0.isAccelerometer && $0.placement.inBase }.min { naturalSysnameOrder($0.sysname, $1.sysname) }
     }
 
     private static func skipped(_ devices: [IIODeviceInfo], _ reasons: [Int: String]) -> [Skipped] {

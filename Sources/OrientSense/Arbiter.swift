@@ -62,11 +62,16 @@ package struct Arbiter: Sendable {
     ///   - physical: the classifier's orientation; `undefined` before the first classification.
     ///   - constraints: every active client constraint (order does not matter).
     ///   - lock: the user's rotation lock, or nil when unlocked.
+    ///   - follows: false outside tablet mode (`AutoRotate.follows`): the
+    ///     natural orientation stands in for `physical` in the choice, while
+    ///     the result still reports `physical` as given.
     package mutating func resolve(
-        physical: Orientation,
+        physical given: Orientation,
         constraints: some Sequence<OrientationMask>,
-        lock: Orientation?
+        lock: Orientation?,
+        follows: Bool = true
     ) -> Resolution {
+        let physical = follows ? given : .normal
         var intersection: OrientationMask?
         for constraint in constraints {
             intersection = intersection.map { $0.intersection(constraint) } ?? constraint
@@ -91,7 +96,7 @@ package struct Arbiter: Sendable {
         let layout = Layout(orientation: chosen, natural: natural)
         return Resolution(
             orientation: chosen,
-            physical: physical,
+            physical: given,
             rotation: chosen.rotation,
             layout: layout,
             axis: layout.axis,

@@ -147,6 +147,12 @@ let keyTable: [KeySpec] = [
         kind: .choice(AccessPolicy.sensorsChoices.map(\.rawValue)) { config, word in
             config.sensorsPermission = AccessPolicy(rawValue: word) ?? .seat
         }),
+    KeySpec(
+        section: "daemon", name: "auto-rotate",
+        // `auto`: the default, decided by the daemon (tablet-mode where a source exists, else always).
+        kind: .choice(["auto"] + AutoRotate.allCases.map(\.rawValue)) { config, word in
+            config.autoRotate = AutoRotate(rawValue: word)
+        }),
     KeySpec(section: "daemon", name: "seat-users", kind: .seatUsers),
     KeySpec(
         section: "daemon", name: "log-level",

@@ -19,6 +19,10 @@ package struct OrientationEngine: Sendable {
     package private(set) var lock: Orientation?
     /// The sensor status published in `state`.
     package private(set) var sensor: SensorStatus
+    /// Tablet or laptop, from the daemon's tablet-mode source.
+    package private(set) var tabletMode: TabletMode = .unknown
+    /// When the effective orientation follows the physical one.
+    package private(set) var autoRotate: AutoRotate = .always
     /// The last published state.
     package private(set) var state: StateMessage
     /// What the readings at rest say g is: when a wrong or missing scale puts
@@ -87,6 +91,20 @@ package struct OrientationEngine: Sendable {
         return republish(at: t)
     }
 
+    /// Sets the tablet mode; returns the new state when its content changed.
+    /// Into tablet mode the effective orientation becomes the physical one at
+    /// once: the classifier kept deciding while the screen stood still.
+    package mutating func setTabletMode(_ mode: TabletMode, atMs t: Double) -> StateMessage? {
+        tabletMode = mode
+        return republish(at: t)
+    }
+
+    /// Sets the auto-rotate policy; returns the new state when its content changed.
+    package mutating func setAutoRotate(_ policy: AutoRotate, atMs t: Double) -> StateMessage? {
+        autoRotate = policy
+        return republish(at: t)
+    }
+
     /// Changes the natural geometry and the default allowed set (a config reload);
     /// returns the new state when its content changed.
     package mutating func setPolicy(natural: NaturalGeometry, defaultAllowed: OrientationMask, atMs t: Double) -> StateMessage? {
@@ -126,10 +144,13 @@ package struct OrientationEngine: Sendable {
     }
 
     private mutating func republish(at t: Double) -> StateMessage? {
-        let resolution = arbiter.resolve(physical: classifier.orientation, constraints: constraints, lock: lock)
+        let resolution = arbiter.resolve(
+            physical: classifier.orientation, constraints: constraints, lock: lock, follows: autoRotate.follows(tabletMode))
         // A request's change may carry a later time than the reading that follows
         // it (a timer served late); a subscriber's t_ms only ever grows.
-        let next = OrientationEngine.message(resolution, tilt: classifier.tilt, sensor: sensor, tMs: max(t, state.tMs))
+        var next = OrientationEngine.message(resolution, tilt: classifier.tilt, sensor: sensor, tMs: max(t, state.tMs))
+        next.tabletMode = tabletMode
+        next.autoRotate = autoRotate
         guard !next.sameContent(as: state) else { return nil }
         state = next
         return next

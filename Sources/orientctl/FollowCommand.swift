@@ -54,7 +54,10 @@ enum FollowCommand {
                 for await state in client.states() {
                     // Tilt and layout changes come as states too; only these matter here.
                     let line = "orientation \(state.orientation.rawValue) (physical \(state.physical.rawValue)"
-                        + (state.locked.map { ", locked \($0.rawValue)" } ?? "") + ")"
+                        + (state.locked.map { ", locked \($0.rawValue)" } ?? "")
+                        // Outside tablet mode the screen stays at its natural orientation.
+                        + (state.autoRotate.follows(state.tabletMode) ? "" : ", \(state.tabletMode == .unknown ? "mode unknown" : "\(state.tabletMode.rawValue) mode"): auto-rotate \(state.autoRotate.rawValue)")
+                        + ")"
                     guard line != last else { continue }
                     last = line
                     log(line)

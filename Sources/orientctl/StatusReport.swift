@@ -80,6 +80,11 @@ struct StatusReport {
             row("mount matrix", "\(daemon.mountMatrix.value) (\(StatusReport.matrixSource(daemon.mountMatrix.reason)))")
             row("natural", "\(daemon.natural.value.rawValue) (\(StatusReport.naturalReason(daemon.natural.reason)))")
             row("z sign", "\(daemon.zSign.value > 0 ? "+1" : "-1"): face up reads \(daemon.zSign.value > 0 ? "+" : "-")g on z (\(daemon.zSign.reason))")
+            if let tablet = daemon.tabletMode {
+                let angle = tablet.hingeAngle.map { ", hinge at \(jsonNumber($0))°" } ?? ""
+                row("tablet mode", "\(tablet.mode.rawValue) (\(tablet.source == .none ? "no source" : "from the \(tablet.source.rawValue)"): \(tablet.reason)\(angle))")
+                row("auto-rotate", "\(tablet.autoRotate.rawValue) (\(tablet.autoRotateReason))")
+            }
             let s = daemon.subscribers, r = daemon.sampleReaders, d = daemon.dbusClaimers ?? 0
             row("consumers", "\(s) subscriber\(s == 1 ? "" : "s"), \(r) recording, \(d) D-Bus claimer\(d == 1 ? "" : "s")"
                 + " (\(daemon.clients) client\(daemon.clients == 1 ? "" : "s") connected)")

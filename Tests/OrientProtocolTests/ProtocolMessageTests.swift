@@ -308,7 +308,7 @@ struct ProtocolMessageStateTests {
 
     @Test("the example state line of docs/protocol.md decodes")
     func specExample() throws {
-        let line = #"{"type":"state","orientation":"left-up","physical":"left-up","tilt":"vertical","rotation":90,"layout":"landscape","axis":"horizontal","allowed":["normal","left-up","right-up"],"locked":null,"sensor":"active","t_ms":1234.5}"#
+        let line = #"{"type":"state","orientation":"left-up","physical":"left-up","tilt":"vertical","rotation":90,"layout":"landscape","axis":"horizontal","allowed":["normal","left-up","right-up"],"locked":null,"sensor":"active","tablet_mode":"unknown","auto_rotate":"always","t_ms":1234.5}"#
         let expected = StateMessage(
             orientation: .leftUp, physical: .leftUp, tilt: .vertical, rotation: 90, layout: .landscape,
             axis: .horizontal, allowed: .allButUpsideDown(natural: .portrait), locked: nil, sensor: .active, tMs: 1234.5)
@@ -318,7 +318,7 @@ struct ProtocolMessageStateTests {
 
     @Test("a newer server's extra keys are ignored; a missing locked means unlocked")
     func forwardCompatible() throws {
-        let line = #"{"type":"state","orientation":"normal","physical":"normal","tilt":"face-up","rotation":0,"layout":"portrait","axis":"vertical","allowed":["normal"],"sensor":"mock","t_ms":1,"brightness":0.5}"#
+        let line = #"{"type":"state","orientation":"normal","physical":"normal","tilt":"face-up","rotation":0,"layout":"portrait","axis":"vertical","allowed":["normal"],"sensor":"mock","tablet_mode":"unknown","auto_rotate":"always","t_ms":1,"brightness":0.5}"#
         let state = try StateMessage(jsonLine: Array(line.utf8))
         #expect(state.locked == nil && state.tilt == .faceUp && state.sensor == .mock)
     }

@@ -14,7 +14,7 @@ struct StateMessageTests {
 
     /// The docs/protocol.md example line, verbatim.
     static let specLine =
-        #"{"type":"state","orientation":"left-up","physical":"left-up","tilt":"vertical","rotation":90,"layout":"landscape","axis":"horizontal","allowed":["normal","left-up","right-up"],"locked":null,"sensor":"active","t_ms":1234.5}"#
+        #"{"type":"state","orientation":"left-up","physical":"left-up","tilt":"vertical","rotation":90,"layout":"landscape","axis":"horizontal","allowed":["normal","left-up","right-up"],"locked":null,"sensor":"active","tablet_mode":"unknown","auto_rotate":"always","t_ms":1234.5}"#
 
     /// Parses one JSON line into an object, failing the test if it is not one.
     static func parse(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
@@ -49,7 +49,7 @@ struct StateMessageTests {
             axis: .vertical, allowed: .all, locked: .normal, sensor: .active, tMs: 20)
         #expect(
             state.json()
-                == #"{"type":"state","orientation":"normal","physical":"left-up","tilt":"tilted-up","rotation":0,"layout":"portrait","axis":"vertical","allowed":["normal","left-up","bottom-up","right-up"],"locked":"normal","sensor":"active","t_ms":20}"#
+                == #"{"type":"state","orientation":"normal","physical":"left-up","tilt":"tilted-up","rotation":0,"layout":"portrait","axis":"vertical","allowed":["normal","left-up","bottom-up","right-up"],"locked":"normal","sensor":"active","tablet_mode":"unknown","auto_rotate":"always","t_ms":20}"#
         )
     }
 
@@ -77,7 +77,7 @@ struct StateMessageTests {
             axis: .vertical, allowed: .all, locked: nil, sensor: .idle, tMs: 0)
         #expect(
             state.json()
-                == #"{"type":"state","orientation":"normal","physical":"undefined","tilt":"undefined","rotation":0,"layout":"portrait","axis":"vertical","allowed":["normal","left-up","bottom-up","right-up"],"locked":null,"sensor":"idle","t_ms":0}"#
+                == #"{"type":"state","orientation":"normal","physical":"undefined","tilt":"undefined","rotation":0,"layout":"portrait","axis":"vertical","allowed":["normal","left-up","bottom-up","right-up"],"locked":null,"sensor":"idle","tablet_mode":"unknown","auto_rotate":"always","t_ms":0}"#
         )
     }
 
@@ -88,7 +88,7 @@ struct StateMessageTests {
             Set(object.keys)
                 == [
                     "type", "seq", "orientation", "physical", "tilt", "rotation", "layout", "axis", "allowed", "locked",
-                    "sensor", "t_ms",
+                    "sensor", "tablet_mode", "auto_rotate", "t_ms",
                 ])
         #expect(object["type"] as? String == "state")
         #expect(object["orientation"] as? String == "left-up")

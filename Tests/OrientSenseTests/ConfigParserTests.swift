@@ -135,6 +135,7 @@ private let everyKey: [KeyCase] = [
     KeyCase("daemon", "constrain-permission", "anyone") { $0.constrainPermission = .anyone },
     KeyCase("daemon", "samples-permission", "off") { $0.samplesPermission = .off },
     KeyCase("daemon", "sensors-permission", "anyone") { $0.sensorsPermission = .anyone },
+    KeyCase("daemon", "auto-rotate", "tablet-mode") { $0.autoRotate = .tabletMode },
     KeyCase("daemon", "seat-users", "1000, kiosk") { $0.seatUsers = .listed(["1000", "kiosk"]) },
     KeyCase("daemon", "log-level", "debug") { $0.logLevel = .debug },
     KeyCase("dbus", "enable", "true") { $0.dbus.enabled = true },
@@ -270,6 +271,7 @@ struct ConfigParserTests {
             ("daemon", "samples-permission", "root"), ("daemon", "seat-users", "everyone"),
             ("daemon", "sensors-permission", "seat"), ("daemon", "sensors-permission", "root"),
             ("daemon", "sensors-permission", "off"),
+            ("daemon", "auto-rotate", "always"), ("daemon", "auto-rotate", "never"), ("daemon", "auto-rotate", "auto"),
             ("daemon", "log-level", "error"), ("daemon", "log-level", "warning"),
             ("daemon", "log-level", "info"), ("classifier", "z-sign", "+1"), ("classifier", "z-sign", "-1.0"),
             ("classifier", "z-sign", "auto"),
@@ -480,6 +482,7 @@ struct ConfigParserErrorTests {
             ("daemon", "constrain-permission = off", "constrain-permission must be one of seat, root, anyone; found 'off'"),
             ("daemon", "samples-permission = anyone", "samples-permission must be one of root, seat, off; found 'anyone'"),
             ("daemon", "sensors-permission = same-user", "sensors-permission must be one of seat, root, anyone, off; found 'same-user'"),
+            ("daemon", "auto-rotate = tablet", "auto-rotate must be one of auto, always, tablet-mode, never; found 'tablet'"),
             ("limits", "changes-per-second = 0", "changes-per-second must be a whole number of changes from 1 to 1000"),
             ("limits", "samples-rate = 2000", "samples-rate must be a whole number of Hz from 1 to 1000"),
         ])

@@ -15,7 +15,7 @@ struct ProtocolTests {
 
     /// The keys of a `state` message, in the order docs/protocol.md gives (`seq` follows `type` in a reply).
     static let stateKeys = [
-        "type", "orientation", "physical", "tilt", "rotation", "layout", "axis", "allowed", "locked", "sensor", "t_ms",
+        "type", "orientation", "physical", "tilt", "rotation", "layout", "axis", "allowed", "locked", "sensor", "tablet_mode", "auto_rotate", "t_ms",
     ]
     static let all = DaemonHarness.all
 

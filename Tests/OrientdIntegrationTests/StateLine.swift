@@ -7,7 +7,7 @@ import Foundation
 struct StateLine: Equatable, CustomStringConvertible {
     /// The keys of a state message, in the order docs/protocol.md writes them.
     static let keyOrder = [
-        "type", "orientation", "physical", "tilt", "rotation", "layout", "axis", "allowed", "locked", "sensor", "t_ms",
+        "type", "orientation", "physical", "tilt", "rotation", "layout", "axis", "allowed", "locked", "sensor", "tablet_mode", "auto_rotate", "t_ms",
     ]
     /// The four orientations, in quarter-turn order (the order of `allowed`).
     static let orientations = ["normal", "left-up", "bottom-up", "right-up"]

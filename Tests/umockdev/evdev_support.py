@@ -44,6 +44,7 @@ EV_LED, EV_SND, EV_FF = 0x11, 0x12, 0x15
 SYN_REPORT, SYN_DROPPED = 0, 3
 ABS_X, ABS_Y, ABS_Z = 0x00, 0x01, 0x02
 KEY_CAMERA, KEY_CAMERA_FOCUS = 0xD4, 0x210
+SW_TABLET_MODE, SW_DOCK = 0x01, 0x05
 SW_CAMERA_LENS_COVER, SW_KEYPAD_SLIDE, SW_FRONT_PROXIMITY = 0x09, 0x0A, 0x0B
 INPUT_PROP_ACCELEROMETER = 0x06
 BUS_HOST = 0x19
@@ -163,7 +164,17 @@ PROXIMITY = EvdevDescription(
     keys=(KEY_CAMERA, KEY_CAMERA_FOCUS),
     switches={SW_CAMERA_LENS_COVER: 1, SW_KEYPAD_SLIDE: 0, SW_FRONT_PROXIMITY: 0})
 
-FIXTURES = {"input-accelerometer": ACCELEROMETER, "input-proximity": PROXIMITY}
+#: devices/input-tablet-switch.*: intel-vbtn's "Intel Virtual Switches" (a
+#: convertible's tablet-mode and dock switches), in laptop mode at start; the
+#: `-folded` record is the same device folded into a tablet at start.
+TABLET_SWITCH = EvdevDescription(
+    name="Intel Virtual Switches", phys="intel-vbtn/input0", uniq=None,
+    bustype=BUS_HOST, vendor=0, product=0, version=0,
+    switches={SW_TABLET_MODE: 0, SW_DOCK: 0})
+TABLET_SWITCH_FOLDED = dataclasses.replace(TABLET_SWITCH, switches={SW_TABLET_MODE: 1, SW_DOCK: 0})
+
+FIXTURES = {"input-accelerometer": ACCELEROMETER, "input-proximity": PROXIMITY,
+            "input-tablet-switch": TABLET_SWITCH, "input-tablet-switch-folded": TABLET_SWITCH_FOLDED}
 
 
 def write_fixtures():
@@ -208,7 +219,7 @@ class EvdevNode:
     same device node twice in one testbed, so a re-added device needs a new one.
     """
 
-    def __init__(self, testbed, fixture, number=None):
+    def __init__(self, testbed, fixture, number=None, ioctl=None):
         self.testbed = testbed
         self.root = testbed.get_root_dir()
         text = (DEVICES / f"{fixture}.umockdev").read_text()
@@ -222,7 +233,7 @@ class EvdevNode:
         self.parent = os.path.dirname(self.syspath)  # the inputN device
         self.devnode = f"/dev/input/event{self.number}"
         # The ioctl record first: a reader may open the node as soon as the uevent arrives.
-        testbed.load_ioctl(self.devnode, str(DEVICES / f"{fixture}.ioctl"))
+        testbed.load_ioctl(self.devnode, str(DEVICES / f"{ioctl or fixture}.ioctl"))
         # A parent left behind by an earlier remove() (the platform device) stays.
         records = [r for r in text.strip("\n").split("\n\n")
                    if not os.path.exists(os.path.join(self.root, "sys", r.split("\n", 1)[0][3:].lstrip("/"), "uevent"))]

@@ -138,6 +138,7 @@ func written(_ config: DaemonConfig) -> String {
         "constrain-permission": config.constrainPermission.rawValue,
         "samples-permission": config.samplesPermission.rawValue,
         "sensors-permission": config.sensorsPermission.rawValue,
+        "auto-rotate": config.autoRotate?.rawValue ?? "auto",
         "seat-users": config.seatUsers.configValue,
         "log-level": config.logLevel.rawValue,
         "enable": config.dbus.enabled ? "true" : "false",
