@@ -55,6 +55,7 @@ printf '[orientation]\nnatural = landscape\ndefault-allowed = portrait, all-but-
 printf '[daemon]\nlock-permission = same-user\nconstrain-permission = anyone\nsamples-permission = off\nseat-users = 1000, kiosk\n[limits]\nclients-per-uid = 1\nreserved-clients = 65536\nchanges-per-second = 1000\nsamples-rate = 1\n[daemon]\n' \
     | seed fuzz-config
 printf '[daemon]\nseat-users = everyone\nsamples-permission = seat\n' | seed fuzz-config
+printf '[daemon]\nauto-rotate = tablet-mode\n' | seed fuzz-config
 
 # fuzz-mount-matrix: every distinct ACCEL_MOUNT_MATRIX in the hwdb, and the
 # spellings the tests parse.

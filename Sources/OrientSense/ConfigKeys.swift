@@ -15,12 +15,12 @@ enum ValueKind: Sendable {
     case bool(@Sendable (inout DaemonConfig, Bool) -> Void)
     /// One of a fixed list of words.
     case choice([String], @Sendable (inout DaemonConfig, String) -> Void)
-    case zSign, maskList, device, mountMatrix, socket, seatUsers, scale
+    case zSign, maskList, device, mountMatrix, socket, seatUsers, scale, autoRotate
 
     /// Keys whose default is "not set" accept an empty value meaning just that.
     var emptyMeansUnset: Bool {
         switch self {
-        case .device, .mountMatrix, .socket, .seatUsers, .scale: return true
+        case .device, .mountMatrix, .socket, .seatUsers, .scale, .autoRotate: return true
         default: return false
         }
     }
@@ -153,6 +153,7 @@ let keyTable: [KeySpec] = [
         kind: .choice(DaemonConfig.LogLevel.allCases.map(\.rawValue)) { config, word in
             config.logLevel = DaemonConfig.LogLevel(rawValue: word) ?? .notice
         }),
+    KeySpec(section: "daemon", name: "auto-rotate", kind: .autoRotate),
 
     KeySpec(section: "dbus", name: "enable", kind: .bool { $0.dbus.enabled = $1 }),
     KeySpec(

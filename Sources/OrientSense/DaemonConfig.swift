@@ -77,6 +77,11 @@ public struct DaemonConfig: Sendable, Equatable {
     public var seatUsers: SeatUsers = .none
     /// Least severe log lines written (`log-level`).
     public var logLevel: LogLevel = .notice
+    /// When the effective orientation follows the sensor (`auto-rotate`, SPEC
+    /// §17). nil: not set, and the daemon decides: `tablet-mode` where a
+    /// tablet-mode source exists (`SW_TABLET_MODE` or a base accelerometer),
+    /// `always` where none does.
+    public var autoRotate: AutoRotate?
 
     // MARK: [dbus]
 

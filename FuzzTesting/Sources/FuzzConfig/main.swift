@@ -140,6 +140,7 @@ func written(_ config: DaemonConfig) -> String {
         "sensors-permission": config.sensorsPermission.rawValue,
         "seat-users": config.seatUsers.configValue,
         "log-level": config.logLevel.rawValue,
+        "auto-rotate": config.autoRotate?.rawValue ?? "",
         "enable": config.dbus.enabled ? "true" : "false",
         "polkit": config.dbus.polkit.rawValue,
         "replace": config.dbus.replace ? "true" : "false",
