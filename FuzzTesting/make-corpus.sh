@@ -45,6 +45,9 @@ for trace in "$root"/traces/*.trace; do
 done
 printf '# orientd-trace: 1\r\n# mount_matrix: 0, 1, 0; -1, 0, 0; 0, 0, 1\r\n# rate_hz: 50\r\n# on_change: true\r\n# description: CRLF, BOM\r\n# device: x\r\n t_ms , x , y , z \r\n0,0,-9.81,0\r\n20,nan,inf,-inf\r\n' \
     | { printf '\357\273\277'; cat; } | seed fuzz-trace
+# Two accelerometers (a convertible's base), with light between them.
+printf '# orientd-trace: 1\n# base_mount_matrix: -1, 0, 0; 0, -1, 0; 0, 0, 1\nt_ms,x,y,z,base_x,base_y,base_z,light\n0,0.4,-7.5,-6,0.05,1.6,-9.1\n50,,,,,,,12\n75,,,,nan,1.7,-9.2\n100,0.4,-7.6,-6\n' \
+    | seed fuzz-trace
 
 # fuzz-config: the example as shipped, and with every key uncommented (so the
 # fuzzer starts from a file that sets everything), plus the non-default values.
