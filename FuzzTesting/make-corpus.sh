@@ -45,6 +45,9 @@ for trace in "$root"/traces/*.trace; do
 done
 printf '# orientd-trace: 1\r\n# mount_matrix: 0, 1, 0; -1, 0, 0; 0, 0, 1\r\n# rate_hz: 50\r\n# on_change: true\r\n# description: CRLF, BOM\r\n# device: x\r\n t_ms , x , y , z \r\n0,0,-9.81,0\r\n20,nan,inf,-inf\r\n' \
     | { printf '\357\273\277'; cat; } | seed fuzz-trace
+# Two accelerometers (a convertible's base), with light between them.
+printf '# orientd-trace: 1\n# base_mount_matrix: -1, 0, 0; 0, -1, 0; 0, 0, 1\nt_ms,x,y,z,base_x,base_y,base_z,light\n0,0.4,-7.5,-6,0.05,1.6,-9.1\n50,,,,,,,12\n75,,,,nan,1.7,-9.2\n100,0.4,-7.6,-6\n' \
+    | seed fuzz-trace
 
 # fuzz-config: the example as shipped, and with every key uncommented (so the
 # fuzzer starts from a file that sets everything), plus the non-default values.
@@ -55,6 +58,7 @@ printf '[orientation]\nnatural = landscape\ndefault-allowed = portrait, all-but-
 printf '[daemon]\nlock-permission = same-user\nconstrain-permission = anyone\nsamples-permission = off\nseat-users = 1000, kiosk\n[limits]\nclients-per-uid = 1\nreserved-clients = 65536\nchanges-per-second = 1000\nsamples-rate = 1\n[daemon]\n' \
     | seed fuzz-config
 printf '[daemon]\nseat-users = everyone\nsamples-permission = seat\n' | seed fuzz-config
+printf '[daemon]\nauto-rotate = tablet-mode\n' | seed fuzz-config
 
 # fuzz-mount-matrix: every distinct ACCEL_MOUNT_MATRIX in the hwdb, and the
 # spellings the tests parse.

@@ -139,7 +139,7 @@ extension Daemon {
             DaemonStatus.SensorEntry(
                 kind: .accelerometer, device: "mock", syspath: path, sources: ["t_ms", "x", "y", "z"], state: .inUse)
         ]
-        for column in replay.trace.columns {
+        for column in replay.trace.columns where column.isEnvironment {
             let sensor: EnvironmentSensor = column == .light ? .light : .proximity
             let message = sensorMessage(sensor)
             let value: String?

@@ -19,10 +19,22 @@ public enum AutoRotate: String, Sendable, Hashable, CaseIterable {
     /// Never: the natural orientation (constraints and the lock still apply).
     case never
 
-    /// Whether the effective orientation follows the physical one in `mode`.
-    /// Under `tablet-mode` an unknown mode does not rotate: the daemon
-    /// chooses `tablet-mode` only where a source exists, and until that
-    /// source has decided, the machine is taken for the laptop it is by default.
+    /// Whether the effective orientation follows the physical one in `mode`:
+    ///
+    /// | policy | tablet | laptop | unknown |
+    /// |---|---|---|---|
+    /// | `always` | yes | yes | yes |
+    /// | `tablet-mode` | yes | no | **no** |
+    /// | `never` | no | no | no |
+    ///
+    /// `unknown` under `tablet-mode` does not rotate. The daemon chooses
+    /// `tablet-mode` by default only where a source exists, so this is a
+    /// source that has not decided yet (the hinge before its first clear
+    /// reading, say while the machine is carried at boot) or a user who asked
+    /// for `tablet-mode` on a machine that cannot tell. In both, holding the
+    /// natural orientation cannot be wrong for long: a laptop on a desk that
+    /// turns its screen sideways is what the setting prevents, while a tablet
+    /// that waits for its first clear hinge reading loses only that wait.
     public func follows(_ mode: TabletMode) -> Bool {
         switch self {
         case .always: true

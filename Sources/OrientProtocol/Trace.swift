@@ -23,13 +23,23 @@ public struct Trace: Sendable, Equatable {
     /// The readings of the optional columns, times non-decreasing: one per line
     /// that gave a `light` or `proximity` value.
     public var environment: [EnvironmentSample] = []
+    /// The base accelerometer of a convertible (the `base_x,base_y,base_z`
+    /// columns, ``TraceColumn/base``): one sample per line that gave them,
+    /// times non-decreasing, m/s² in the base sensor's frame (before
+    /// ``baseMountMatrix``). Empty for a trace of one accelerometer.
+    public var baseSamples: [Sample] = []
+    /// `base_mount_matrix` header: the base sensor's mount matrix; identity when
+    /// absent. It maps the base's readings into the frame the display would
+    /// have with the lid opened flat to 180° (docs/traces.md).
+    public var baseMountMatrix: MountMatrix = .identity
 
     /// A trace; every field defaults to what a file without that header means.
     public init(
         version: Int = 1, mountMatrix: MountMatrix = .identity, rateHz: Double? = nil,
         onChange: Bool = false, description: String? = nil,
         extraHeaders: [(key: String, value: String)] = [], samples: [Sample] = [],
-        columns: [TraceColumn] = [], lightUnit: LightUnitName = .lux, environment: [EnvironmentSample] = []
+        columns: [TraceColumn] = [], lightUnit: LightUnitName = .lux, environment: [EnvironmentSample] = [],
+        baseSamples: [Sample] = [], baseMountMatrix: MountMatrix = .identity
     ) {
         self.version = version
         self.mountMatrix = mountMatrix
@@ -41,6 +51,8 @@ public struct Trace: Sendable, Equatable {
         self.columns = columns
         self.lightUnit = lightUnit
         self.environment = environment
+        self.baseSamples = baseSamples
+        self.baseMountMatrix = baseMountMatrix
     }
 
     /// Equal when every header, extra headers in order, and every sample are.
@@ -51,6 +63,7 @@ public struct Trace: Sendable, Equatable {
             && a.extraHeaders.map(\.value) == b.extraHeaders.map(\.value)
             && a.samples == b.samples
             && a.columns == b.columns && a.lightUnit == b.lightUnit && a.environment == b.environment
+            && a.baseSamples == b.baseSamples && a.baseMountMatrix == b.baseMountMatrix
     }
 }
 
@@ -60,6 +73,18 @@ public enum TraceColumn: String, Sendable, Hashable, CaseIterable {
     case light
     /// The proximity sensor: `1` near, `0` far.
     case proximity
+    /// A convertible's base accelerometer: three columns, `base_x,base_y,base_z`,
+    /// always together and in that order (``Trace/baseSamples``).
+    case base
+
+    /// The names the column takes in the column header: its raw value, or
+    /// `base_x`, `base_y`, `base_z` for the base.
+    public var headerNames: [String] {
+        self == .base ? ["base_x", "base_y", "base_z"] : [rawValue]
+    }
+
+    /// Whether it is a reading of the light or proximity sensor (``EnvironmentSample``).
+    public var isEnvironment: Bool { self != .base }
 }
 
 /// What one trace line gave in the optional columns: a light level and/or

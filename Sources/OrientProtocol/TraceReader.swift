@@ -19,8 +19,9 @@
 ///   plain comment.
 /// - The first line that is neither blank nor a comment is the column header
 ///   `t_ms,x,y,z` (spaces and tabs around the names are tolerated), optionally
-///   followed by the columns `light` and `proximity` (each at most once, in
-///   either order; ``Trace/columns``).
+///   followed by the optional columns (``Trace/columns``): `light`,
+///   `proximity` and the base's `base_x,base_y,base_z` (three names, together
+///   and in that order), each at most once, in any order.
 /// - Then one sample a line: `t_ms,x,y,z`, spaces and tabs around fields allowed.
 ///   With optional columns, a line may go on with a value for each (an empty
 ///   field, or a line that stops after `z`, gives no reading): `light` a
@@ -28,6 +29,9 @@
 ///   default, or `vendor`), `proximity` `1` (near) or `0` (far). A line may
 ///   leave `x`, `y` and `z` all empty to give only such readings
 ///   (`1500,,,,5`); those go to ``Trace/environment``, not to the samples.
+///   The base's three fields are all given (a reading of the base, in
+///   ``Trace/baseSamples``; `nan`, `inf`, `-inf` allowed as for x, y, z) or all
+///   empty (none); `base_mount_matrix` is its mount matrix, as `mount_matrix`.
 ///   Numbers are strict, locale-free decimals (`-9.81`, `1e3`; never `0x10` or
 ///   `9,81`). `t_ms` must be finite and must not decrease. `x`, `y` and `z` may
 ///   also be the tokens `nan`, `inf` and `-inf`, so that traces recorded from a
@@ -71,7 +75,7 @@ public enum TraceReader {
 
     /// The header keys this reader interprets (everything else is an extra header).
     static let knownHeaderKeys: Set<String> = [
-        "orientd-trace", "mount_matrix", "rate_hz", "on_change", "description", "light_unit",
+        "orientd-trace", "mount_matrix", "rate_hz", "on_change", "description", "light_unit", "base_mount_matrix",
     ]
 
     /// Whether `key` has the shape of a header key (see the type's documentation).
@@ -116,6 +120,9 @@ private struct TraceParser {
     /// Header key → the line it appeared on, to name it when repeated.
     var headerLines: [String: Int] = [:]
     var columnHeaderLine: Int?
+    /// The optional column each field after z belongs to, and its component
+    /// (0 for light and proximity; 0, 1, 2 for base_x, base_y, base_z).
+    var fieldColumns: [(column: TraceColumn, component: Int)] = []
     var lastTime = -Double.infinity
     var lastTimeLine = 0
 
@@ -216,13 +223,15 @@ private struct TraceParser {
                 throw error(at: valueStart, "unsupported trace version: found \(found(valueStart, e)); this reader reads version 1")
             }
             trace.version = 1
-        case "mount_matrix":
+        case "mount_matrix", "base_mount_matrix":
+            let matrix: MountMatrix
             do {
-                trace.mountMatrix = try MountMatrix(parsing: text(valueStart, e))
+                matrix = try MountMatrix(parsing: text(valueStart, e))
             } catch {
                 let offset = min(valueStart + max(error.column - 1, 0), e)
-                throw self.error(at: offset, "mount_matrix: \(error.message) (expected x1, y1, z1; x2, y2, z2; x3, y3, z3)")
+                throw self.error(at: offset, "\(key): \(error.message) (expected x1, y1, z1; x2, y2, z2; x3, y3, z3)")
             }
+            if key == "mount_matrix" { trace.mountMatrix = matrix } else { trace.baseMountMatrix = matrix }
         case "rate_hz":
             guard let rate = DecimalNumber.parse(buf[valueStart..<e]), rate > 0 else {
                 throw error(
@@ -251,9 +260,10 @@ private struct TraceParser {
 
     mutating func parseColumnHeader(_ s: Int, _ e: Int) throws(TraceError) {
         let expected: [[UInt8]] = [Array("t_ms".utf8), [0x78], [0x79], [0x7A]]
+        let optionalNames = TraceColumn.allCases.reduce(0) { $0 + $1.headerNames.count }
         var fields: [(Int, Int)] = []
         var fieldStart = s
-        while fields.count <= expected.count + TraceColumn.allCases.count {
+        while fields.count <= expected.count + optionalNames {
             var k = fieldStart
             while k < e, buf[k] != comma { k += 1 }
             fields.append(trimmed(fieldStart, k))
@@ -268,20 +278,41 @@ private struct TraceParser {
             let hint = looksLikeSample ? " (add the line t_ms,x,y,z before the first sample)" : ""
             throw error(at: s, "expected the header line t_ms,x,y,z; found \(found(s, e))\(hint)")
         }
-        // After t_ms,x,y,z: the optional columns, each once.
-        for (a, b) in fields.dropFirst(expected.count) {
-            guard let column = TraceColumn(rawValue: text(a, b)) else {
+        // After t_ms,x,y,z: the optional columns, each once; the base's three
+        // together, in order.
+        var index = expected.count
+        while index < fields.count {
+            let (a, b) = fields[index]
+            let name = text(a, b)
+            let column: TraceColumn?
+            switch name {
+            case "base_x": column = .base
+            case "base_y", "base_z":
+                throw error(at: a, "column '\(name)' must follow base_x: the base's columns are base_x,base_y,base_z, together and in that order")
+            default: column = TraceColumn(rawValue: name).flatMap { $0 == .base ? nil : $0 }
+            }
+            guard let column else {
                 throw error(
                     at: s,
-                    "expected the header line t_ms,x,y,z; found \(found(s, e)): unknown column \(found(a, b)) (the optional columns after z are light and proximity)")
+                    "expected the header line t_ms,x,y,z; found \(found(s, e)): unknown column \(found(a, b)) (the optional columns after z are base_x,base_y,base_z, light and proximity)")
             }
             guard !trace.columns.contains(column) else {
-                throw error(at: a, "column '\(column.rawValue)' is repeated; each column appears once")
+                throw error(at: a, "column '\(name)' is repeated; each column appears once")
+            }
+            for (offset, part) in column.headerNames.enumerated().dropFirst() {
+                let at = index + offset
+                let next = at < fields.count ? text(fields[at].0, fields[at].1) : ""
+                guard next == part else {
+                    let offsetAt = at < fields.count ? fields[at].0 : e
+                    throw error(at: offsetAt, "expected column '\(part)' after '\(column.headerNames[offset - 1])'; the base's columns are base_x,base_y,base_z, together and in that order")
+                }
             }
             trace.columns.append(column)
+            fieldColumns += column.headerNames.indices.map { (column, $0) }
+            index += column.headerNames.count
         }
-        if fields.count > expected.count + TraceColumn.allCases.count {
-            throw error(at: fields[fields.count - 1].0, "too many columns: after t_ms,x,y,z come at most light and proximity")
+        if fields.count > expected.count + optionalNames {
+            throw error(at: fields[fields.count - 1].0, "too many columns: after t_ms,x,y,z come at most base_x,base_y,base_z, light and proximity")
         }
         columnHeaderLine = lineNumber
     }
@@ -327,11 +358,11 @@ private struct TraceParser {
     /// A line of a trace with optional columns: `t_ms,x,y,z` and a field per
     /// column, trailing ones optional; x, y and z all empty for a line of readings only.
     mutating func parseRow(_ s: Int, _ e: Int) throws(TraceError) {
-        guard trace.samples.count + trace.environment.count < maxSamples else {
+        guard trace.samples.count + trace.environment.count + trace.baseSamples.count < maxSamples else {
             throw error(at: s, "too many samples: a trace holds at most \(maxSamples)")
         }
-        let names = (["t_ms", "x", "y", "z"] + trace.columns.map(\.rawValue)).joined(separator: ",")
-        let most = 4 + trace.columns.count
+        let names = (["t_ms", "x", "y", "z"] + trace.columns.flatMap(\.headerNames)).joined(separator: ",")
+        let most = 4 + fieldColumns.count
         var fields: [(Int, Int)] = []
         var fieldStart = s
         while true {
@@ -364,10 +395,21 @@ private struct TraceParser {
                 z: try component("z", fields[3].0, fields[3].1))
         }
         var reading = EnvironmentSample(tMs: t)
+        var base: [Double] = []
+        var baseFirstEmpty: Int?
         for (index, field) in fields.enumerated().dropFirst(4) {
             let (a, b) = trimmed(field.0, field.1)
+            let (column, part) = fieldColumns[index - 4]
+            if column == .base {
+                if a < b {
+                    base.append(try component(column.headerNames[part], a, b))
+                } else if baseFirstEmpty == nil {
+                    baseFirstEmpty = part
+                }
+                continue
+            }
             guard a < b else { continue }
-            switch trace.columns[index - 4] {
+            switch column {
             case .light:
                 guard let level = shortDecimal(a, b) ?? DecimalNumber.parse(buf[a..<b]), level.isFinite, level >= 0 else {
                     throw error(
@@ -382,12 +424,24 @@ private struct TraceParser {
                 default:
                     throw error(at: a, "expected proximity 1 (near) or 0 (far), or nothing for no reading; found \(found(a, b))")
                 }
+            case .base:
+                break
             }
         }
-        if readingsOnly, reading.light == nil, reading.proximity == nil {
+        if !base.isEmpty, base.count < 3 {
+            // A line that stops inside the base's columns left the rest empty.
+            let missing = baseFirstEmpty ?? base.count
+            let name = TraceColumn.base.headerNames[missing]
+            let at = fields.indices.dropFirst(4).first { fieldColumns[$0 - 4] == (.base, missing) }
+            throw error(
+                at: at.map { fields[$0].0 } ?? e,
+                "\(name) is empty while the base's other columns are given: the base's reading is base_x, base_y and base_z together, or none of them")
+        }
+        if readingsOnly, base.isEmpty, reading.light == nil, reading.proximity == nil {
             throw error(at: fields[1].0, "a line with x, y and z empty must give a reading of \(trace.columns.map(\.rawValue).joined(separator: " or ")); it gives none")
         }
         if let sample { trace.samples.append(sample) }
+        if base.count == 3 { trace.baseSamples.append(Sample(tMs: t, x: base[0], y: base[1], z: base[2])) }
         if reading.light != nil || reading.proximity != nil { trace.environment.append(reading) }
     }
 

@@ -10,8 +10,11 @@ extension Trace {
     /// defaults (`mount_matrix` unless identity, `rate_hz` if set, `on_change` if
     /// true, `description` if set, `light_unit` unless lux), the extra headers in
     /// order, the line `t_ms,x,y,z` (with the optional `columns`, and any
-    /// `environment` has values for) and one sample a line, each line of
-    /// `environment` readings before the samples of its time or later. Numbers are the shortest text that reads
+    /// `environment` or `baseSamples` has values for) and one sample a line,
+    /// each line of `environment` readings before the samples of its time or
+    /// later; a base sample shares the line of a sample of its time (the first
+    /// not yet written), else has a line of its own (`base_mount_matrix` is
+    /// written unless identity). Numbers are the shortest text that reads
     /// back as the same `Double`; integral values have no fraction (`1000`), `-0`
     /// is `0`, and non-finite components are `nan`, `inf`, `-inf`.
     ///
@@ -32,6 +35,9 @@ extension Trace {
         if !mountMatrix.isIdentity {
             out += "# mount_matrix: \(mountMatrix.description)\n"
         }
+        if !baseMountMatrix.isIdentity {
+            out += "# base_mount_matrix: \(baseMountMatrix.description)\n"
+        }
         if let rateHz {
             out += "# rate_hz: \(traceNumberText(rateHz))\n"
         }
@@ -49,16 +55,36 @@ extension Trace {
         }
         let columns = writtenColumns
         out += Trace.columnHeader(columns)
-        // A line of readings goes before the samples of its time or later.
+        // A line of readings goes before the samples of its time or later; a
+        // base reading shares the line of a sample of its time, else has its own.
         var next = environment.startIndex
-        for sample in samples {
-            while next < environment.endIndex, environment[next].tMs <= sample.tMs {
-                out += environment[next].traceLine(columns: columns)
-                next += 1
+        var nextBase = baseSamples.startIndex
+        func readingsBefore(_ t: Double) {
+            while true {
+                let reading = next < environment.endIndex && environment[next].tMs <= t ? environment[next] : nil
+                let base = nextBase < baseSamples.endIndex && baseSamples[nextBase].tMs < t ? baseSamples[nextBase] : nil
+                if let reading, base.map({ reading.tMs <= $0.tMs }) ?? true {
+                    out += reading.traceLine(columns: columns)
+                    next += 1
+                } else if let base {
+                    out += base.baseTraceLine(columns: columns)
+                    nextBase += 1
+                } else {
+                    return
+                }
             }
-            out += sample.traceLine
         }
-        for reading in environment[next...] { out += reading.traceLine(columns: columns) }
+        for sample in samples {
+            readingsBefore(sample.tMs)
+            if nextBase < baseSamples.endIndex, baseSamples[nextBase].tMs == sample.tMs {
+                out += sample.traceLine(base: baseSamples[nextBase].vector, columns: columns)
+                nextBase += 1
+            } else {
+                out += sample.traceLine
+            }
+        }
+        readingsBefore(.infinity)
+        for base in baseSamples[nextBase...] { out += base.baseTraceLine(columns: columns) }
         return out
     }
 
@@ -67,34 +93,36 @@ extension Trace {
         var columns = self.columns
         if !columns.contains(.light), environment.contains(where: { $0.light != nil }) { columns.append(.light) }
         if !columns.contains(.proximity), environment.contains(where: { $0.proximity != nil }) { columns.append(.proximity) }
+        if !columns.contains(.base), !baseSamples.isEmpty { columns.append(.base) }
         return columns
     }
 }
 
 extension Trace {
     /// The column header line with its newline: `t_ms,x,y,z` and the optional
-    /// columns (`t_ms,x,y,z,light,proximity`).
+    /// columns (`t_ms,x,y,z,light,proximity`, `t_ms,x,y,z,base_x,base_y,base_z`).
     public static func columnHeader(_ columns: [TraceColumn]) -> String {
-        (["t_ms,x,y,z"] + columns.map(\.rawValue)).joined(separator: ",") + "\n"
+        (["t_ms,x,y,z"] + columns.flatMap(\.headerNames)).joined(separator: ",") + "\n"
     }
 }
 
 extension EnvironmentSample {
     /// The readings as a trace line with its newline, x, y and z left empty:
     /// `1500,,,,312.5` (light), `1500,,,,,1` (proximity near, after a light
-    /// column); a field per column in `columns`, trailing empty ones left out.
+    /// column); a field per column in `columns` (three, empty, for the base),
+    /// trailing empty ones left out.
     /// Empty when there is no reading for any of `columns`. A recorder writes
     /// these between `Sample.traceLine`s, in time order.
     public func traceLine(columns: [TraceColumn]) -> String {
-        var fields = columns.map { column -> String in
+        let fields = columns.flatMap { column -> [String] in
             switch column {
-            case .light: return light.map(traceNumberText) ?? ""
-            case .proximity: return proximity.map { $0 ? "1" : "0" } ?? ""
+            case .light: return [light.map(traceNumberText) ?? ""]
+            case .proximity: return [proximity.map { $0 ? "1" : "0" } ?? ""]
+            case .base: return ["", "", ""]
             }
         }
-        while fields.last?.isEmpty == true { fields.removeLast() }
-        guard !fields.isEmpty else { return "" }
-        return traceNumberText(tMs) + ",,,," + fields.joined(separator: ",") + "\n"
+        guard fields.contains(where: { !$0.isEmpty }) else { return "" }
+        return traceRow(tMs, ["", "", ""] + fields)
     }
 }
 
@@ -110,6 +138,36 @@ extension Sample {
         traceNumberText(tMs) + "," + traceNumberText(vector.x) + "," + traceNumberText(vector.y) + ","
             + traceNumberText(vector.z) + "\n"
     }
+}
+
+extension Sample {
+    /// The sample as a trace line with the base's reading `base` (sensor frame)
+    /// in its columns: `50,0,-9.81,0.2,0,-9.79,0.3` with the base first in
+    /// `columns`; light and proximity fields left empty (trailing ones out).
+    public func traceLine(base: Vector3, columns: [TraceColumn]) -> String {
+        traceRow(tMs, [vector.x, vector.y, vector.z].map(traceNumberText) + Sample.fields(base: base, columns: columns))
+    }
+
+    /// This sample as the base's reading alone, x, y and z left empty:
+    /// `50,,,,0,-9.79,0.3`. A recorder writes these between the display's
+    /// lines when the base reads at another time.
+    public func baseTraceLine(columns: [TraceColumn]) -> String {
+        traceRow(tMs, ["", "", ""] + Sample.fields(base: vector, columns: columns))
+    }
+
+    /// The fields after z: the base's three in its columns, the others empty.
+    static func fields(base: Vector3, columns: [TraceColumn]) -> [String] {
+        columns.flatMap { column in
+            column == .base ? [base.x, base.y, base.z].map(traceNumberText) : [""]
+        }
+    }
+}
+
+/// `t_ms` and `fields`, comma-separated, trailing empty fields left out, with a newline.
+private func traceRow(_ tMs: Double, _ fields: [String]) -> String {
+    var fields = fields
+    while fields.last?.isEmpty == true { fields.removeLast() }
+    return ([traceNumberText(tMs)] + fields).joined(separator: ",") + "\n"
 }
 
 /// `# key: value` with the value made to fit on one line.

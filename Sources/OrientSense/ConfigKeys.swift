@@ -15,12 +15,12 @@ enum ValueKind: Sendable {
     case bool(@Sendable (inout DaemonConfig, Bool) -> Void)
     /// One of a fixed list of words.
     case choice([String], @Sendable (inout DaemonConfig, String) -> Void)
-    case zSign, maskList, device, mountMatrix, socket, seatUsers, scale
+    case zSign, maskList, device, mountMatrix, socket, seatUsers, scale, autoRotate
 
     /// Keys whose default is "not set" accept an empty value meaning just that.
     var emptyMeansUnset: Bool {
         switch self {
-        case .device, .mountMatrix, .socket, .seatUsers, .scale: return true
+        case .device, .mountMatrix, .socket, .seatUsers, .scale, .autoRotate: return true
         default: return false
         }
     }
@@ -147,18 +147,13 @@ let keyTable: [KeySpec] = [
         kind: .choice(AccessPolicy.sensorsChoices.map(\.rawValue)) { config, word in
             config.sensorsPermission = AccessPolicy(rawValue: word) ?? .seat
         }),
-    KeySpec(
-        section: "daemon", name: "auto-rotate",
-        // `auto`: the default, decided by the daemon (tablet-mode where a source exists, else always).
-        kind: .choice(["auto"] + AutoRotate.allCases.map(\.rawValue)) { config, word in
-            config.autoRotate = AutoRotate(rawValue: word)
-        }),
     KeySpec(section: "daemon", name: "seat-users", kind: .seatUsers),
     KeySpec(
         section: "daemon", name: "log-level",
         kind: .choice(DaemonConfig.LogLevel.allCases.map(\.rawValue)) { config, word in
             config.logLevel = DaemonConfig.LogLevel(rawValue: word) ?? .notice
         }),
+    KeySpec(section: "daemon", name: "auto-rotate", kind: .autoRotate),
 
     KeySpec(section: "dbus", name: "enable", kind: .bool { $0.dbus.enabled = $1 }),
     KeySpec(

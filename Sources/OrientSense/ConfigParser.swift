@@ -20,7 +20,7 @@ import OrientProtocol
 /// Numbers are strict, locale-free decimals (`100`, `0.5`, `-25`, `1e3`), written
 /// without their unit. Booleans are `true`/`false`, `yes`/`no`, `on`/`off`,
 /// `1`/`0` (any case). An empty value is an error, except for the keys whose
-/// default is "not set" (`device`, `mount-matrix`, `scale`, `socket`, `seat-users`),
+/// default is "not set" (`device`, `mount-matrix`, `scale`, `socket`, `seat-users`, `auto-rotate`),
 /// where it means exactly that.
 ///
 /// The text must be UTF-8 without control characters other than tab; a line is
@@ -268,6 +268,12 @@ private struct Parser {
             case .success(let users): config.seatUsers = users
             case .failure(let error): throw fail("seat-users: \(error.description); found \(found(s, e))")
             }
+        case .autoRotate:
+            guard let policy = AutoRotate(rawValue: value) else {
+                let words = AutoRotate.allCases.map(\.rawValue).joined(separator: ", ")
+                throw fail("auto-rotate must be one of \(words) (or empty for the default: tablet-mode where a tablet-mode source exists, else always); found \(found(s, e))")
+            }
+            config.autoRotate = policy
         }
     }
 

@@ -73,13 +73,15 @@ public struct DaemonConfig: Sendable, Equatable {
     /// (`sensors-permission`): a proximity sensor tells when a phone is held
     /// to an ear, so by default only root and the seat.
     public var sensorsPermission: AccessPolicy = .seat
-    /// When the screen follows the sensor (`auto-rotate`); nil when not set or `auto`:
-    /// `tablet-mode` where the machine has a tablet-mode source, else `always`.
-    public var autoRotate: AutoRotate?
     /// Uids that count as the seat besides logind's active session (`seat-users`).
     public var seatUsers: SeatUsers = .none
     /// Least severe log lines written (`log-level`).
     public var logLevel: LogLevel = .notice
+    /// When the effective orientation follows the sensor (`auto-rotate`).
+    /// nil: not set, and the daemon decides: `tablet-mode` where a
+    /// tablet-mode source exists (`SW_TABLET_MODE` or a base accelerometer),
+    /// `always` where none does.
+    public var autoRotate: AutoRotate?
 
     // MARK: [dbus]
 

@@ -23,16 +23,42 @@ struct PlotPoint {
     var rawMagnitude: Double
     var published: Orientation
     var diagnostics: ClassifierDiagnostics
+    /// The hinge detector after this reading, for a trace with a base accelerometer.
+    var hinge: HingePoint?
+}
+
+/// The hinge angle of one reading and the tablet mode after it.
+struct HingePoint {
+    /// `HingeAngle.degrees` of the pair, nil when it cannot be known (hinge vertical).
+    var angle: Double?
+    /// Whether the detector used the reading (not moving, not vertical).
+    var trusted: Bool
+    var mode: TabletMode
+    var hold: HingeHold?
 }
 
 /// Replays `trace` (mount matrix applied) through a classifier with `config`, a
 /// point per reading.
-func replayForPlot(_ trace: Trace, config: ClassifierConfig) -> [PlotPoint] {
+///
+/// With base samples, each reading is paired with the base's latest at or
+/// before its time and fed to a `HingeModeDetector` with `hinge`.
+func replayForPlot(_ trace: Trace, config: ClassifierConfig, hinge: HingeConfig) -> [PlotPoint] {
     var classifier = Classifier(config: config)
+    var detector = HingeModeDetector(config: hinge)
+    var nextBase = 0
     var points: [PlotPoint] = []
     points.reserveCapacity(trace.samples.count)
     for sample in trace.samples {
         let panel = Sample(tMs: sample.tMs, vector: trace.mountMatrix.apply(sample.vector))
+        var hingePoint: HingePoint?
+        while nextBase < trace.baseSamples.count, trace.baseSamples[nextBase].tMs <= sample.tMs { nextBase += 1 }
+        if nextBase > 0 {
+            let base = trace.baseMountMatrix.apply(trace.baseSamples[nextBase - 1].vector)
+            detector.update(tMs: sample.tMs, lid: panel.vector, base: base)
+            let angle = HingeAngle.degrees(lid: panel.vector, base: base, config: hinge)
+            let trusted = detector.hold == nil || detector.hold == .folded
+            hingePoint = HingePoint(angle: angle, trusted: trusted, mode: detector.mode, hold: detector.hold)
+        }
         var lastTick = -Double.infinity
         while let deadline = classifier.nextDeadline, deadline < sample.tMs, deadline > lastTick {
             lastTick = deadline
@@ -47,7 +73,7 @@ func replayForPlot(_ trace: Trace, config: ClassifierConfig) -> [PlotPoint] {
         let tilt = m > 0 ? asin(max(-1, min(1, config.zSign * f.z / m))) * 180 / .pi : 0
         points.append(PlotPoint(
             tMs: sample.tMs, theta: theta, tilt: tilt, magnitude: m, rawMagnitude: raw.isFinite ? raw : 0,
-            published: classifier.orientation, diagnostics: classifier.diagnostics))
+            published: classifier.orientation, diagnostics: classifier.diagnostics, hinge: hingePoint))
     }
     return points
 }
@@ -82,8 +108,17 @@ func fmt(_ x: Double) -> String {
     return r == r.rounded() ? String(Int(r)) : String(r)
 }
 
-/// The SVG: four panels sharing the time axis.
-func renderPlot(_ points: [PlotPoint], title: String, config: ClassifierConfig, zSource: String) -> String {
+/// Colours of the tablet modes (the hinge panel and the state strip).
+func colour(_ mode: TabletMode) -> String {
+    switch mode {
+    case .tablet: "#1f78b4"
+    case .laptop: "#b15928"
+    case .unknown: "#bbbbbb"
+    }
+}
+
+/// The SVG: four panels sharing the time axis, five with a hinge angle.
+func renderPlot(_ points: [PlotPoint], title: String, config: ClassifierConfig, zSource: String, hinge: HingeConfig? = nil) -> String {
     let width = 1200.0, left = 70.0, right = 20.0, plotWidth = width - left - right
     let t0 = points.first?.tMs ?? 0, t1 = max((points.last?.tMs ?? 1), t0 + 1)
     func x(_ t: Double) -> Double { left + (t - t0) / (t1 - t0) * plotWidth }
@@ -155,9 +190,38 @@ func renderPlot(_ points: [PlotPoint], title: String, config: ClassifierConfig, 
         svg += polyline(points.map { ($0.tMs, y($0.rawMagnitude)) }, colour: "#bbbbbb", width: 0.8)
         svg += polyline(points.map { ($0.tMs, y($0.magnitude)) }, colour: "#333")
     }
+    // The hinge angle: the thresholds, the folded zones, every reading's angle
+    // (grey) and the ones the detector trusted (in the colour of the mode after them).
+    if let hinge {
+        panel("hinge angle", height: 160, range: 0...360, ticks: [0, hinge.tabletExitDeg, 180, hinge.tabletEnterDeg, 360], unit: "°") { y in
+            for (from, to) in [(0, hinge.foldedZoneDeg), (360 - hinge.foldedZoneDeg, 360)] {
+                svg += "<rect x='\(fmt(left))' width='\(fmt(plotWidth))' y='\(fmt(y(to)))' height='\(fmt(y(from) - y(to)))' fill='#999' opacity='0.15'/>\n"
+            }
+            for (v, mode) in [(hinge.tabletEnterDeg, TabletMode.tablet), (hinge.tabletExitDeg, .laptop)] {
+                svg += "<line x1='\(fmt(left))' x2='\(fmt(left + plotWidth))' y1='\(fmt(y(v)))' y2='\(fmt(y(v)))' stroke='\(colour(mode))' stroke-dasharray='4 3'/>\n"
+            }
+            var run: [(Double, Double)] = []
+            for p in points {
+                if let angle = p.hinge?.angle {
+                    run.append((p.tMs, y(angle)))
+                } else {
+                    svg += polyline(run, colour: "#cccccc", width: 0.8)
+                    run = []
+                }
+            }
+            svg += polyline(run, colour: "#cccccc", width: 0.8)
+            for p in points {
+                guard let h = p.hinge, h.trusted, let angle = h.angle else { continue }
+                svg += "<circle cx='\(fmt(x(p.tMs)))' cy='\(fmt(y(angle)))' r='2' fill='\(colour(h.mode))'/>"
+            }
+            svg += "\n"
+        }
+    }
     // State strips: published, raw candidate (darker once held past the glance
-    // hold), filtered candidate, hold-offs, overhead latch.
-    let rows = ["published", "raw candidate", "filtered candidate", "hold-off", "overhead latch"]
+    // hold), filtered candidate, hold-offs, overhead latch; with a hinge, the
+    // tablet mode and why it held.
+    var rows = ["published", "raw candidate", "filtered candidate", "hold-off", "overhead latch"]
+    if hinge != nil { rows += ["tablet mode", "hinge hold"] }
     panel("state", height: Double(rows.count) * 22, range: 0...Double(rows.count), ticks: [], unit: "") { y in
         for (i, name) in rows.enumerated() {
             svg += "<text x='\(fmt(left + 4))' y='\(fmt(y(Double(rows.count - i)) + 15))' font-size='11'>\(name)</text>\n"
@@ -176,6 +240,16 @@ func renderPlot(_ points: [PlotPoint], title: String, config: ClassifierConfig, 
             if let k = p.diagnostics.filteredCandidate { cell(2, colour(k), opacity: 0.6) }
             if p.tMs < p.diagnostics.holdUntil { cell(3, "#999999") }
             if p.diagnostics.overheadLatched { cell(4, "#d62728") }
+            if let h = p.hinge {
+                if h.mode != .unknown { cell(5, colour(h.mode), opacity: 0.8) }
+                switch h.hold {
+                case .moving?: cell(6, "#999999")
+                case .hingeVertical?: cell(6, "#6a3d9a", opacity: 0.6)
+                case .folded?: cell(6, "#999999", opacity: 0.3)
+                case .unusable?: cell(6, "#d62728")
+                case nil: break
+                }
+            }
         }
         svg += "\n"
     }
@@ -190,6 +264,17 @@ func renderPlot(_ points: [PlotPoint], title: String, config: ClassifierConfig, 
     for (i, o) in Orientation.cardinal.enumerated() {
         legend += "<rect x='\(fmt(left + Double(i) * 110))' y='\(fmt(top + 4))' width='12' height='12' fill='\(colour(o))'/>"
         legend += "<text x='\(fmt(left + Double(i) * 110 + 16))' y='\(fmt(top + 14))'>\(o.rawValue)</text>"
+    }
+    if hinge != nil {
+        let entries: [(String, String)] = [
+            (colour(TabletMode.tablet), "tablet"), (colour(TabletMode.laptop), "laptop"), ("#999999", "hold: moving"),
+            ("#6a3d9a", "hold: hinge vertical"), ("#dddddd", "hold: folded"),
+        ]
+        for (i, (fill, name)) in entries.enumerated() {
+            let x0 = left + 440 + Double(i) * 135
+            legend += "<rect x='\(fmt(x0))' y='\(fmt(top + 4))' width='12' height='12' fill='\(fill)'/>"
+            legend += "<text x='\(fmt(x0 + 16))' y='\(fmt(top + 14))'>\(name)</text>"
+        }
     }
     let height = top + 30
     return """
@@ -250,6 +335,9 @@ func plot(_ arguments: [String]) -> Int32 {
     if let rate = trace.rateHz, rate.isFinite, rate > 0 { config.sampleRateHz = min(1000, max(10, rate)) }
     let name = path.split(separator: "/").last.map(String.init) ?? path
     let title = trace.description.map { "\(name): \($0)" } ?? trace.extraHeaders.first { $0.key == "recording" }.map { "\(name): \($0.value)" } ?? name
-    let svg = renderPlot(replayForPlot(trace, config: config), title: title, config: config, zSource: "\(zSign)")
+    let hinge = trace.baseSamples.isEmpty ? nil : zSign.applied(to: HingeConfig())
+    let svg = renderPlot(
+        replayForPlot(trace, config: config, hinge: hinge ?? HingeConfig()), title: title, config: config, zSource: "\(zSign)",
+        hinge: hinge)
     return writeFile(svg, to: output) ? 0 : 73
 }

@@ -55,12 +55,14 @@ func fail(_ message: String, code: Int32) -> Never {
 /// Sample values rounded to 1e-4 m/s² and times to 1e-3 ms, so that files stay
 /// small and diffs readable (far below any sensor's resolution).
 func compact(_ trace: Trace) -> Trace {
-    var out = trace
-    out.samples = trace.samples.map { sample in
+    func rounded(_ sample: Sample) -> Sample {
         Sample(
             tMs: (sample.tMs * 1000).rounded() / 1000,
             vector: (sample.vector * 10_000).rounded(.toNearestOrAwayFromZero) / 10_000)
     }
+    var out = trace
+    out.samples = trace.samples.map(rounded)
+    out.baseSamples = trace.baseSamples.map(rounded)
     return out
 }
 
@@ -130,6 +132,10 @@ func writeAll(to directory: String) -> Int32 {
         printError("internal: \(error)")
         return 70
     }
+    // Convertibles: the display's and the base's accelerometers (base columns).
+    for entry in Scenarios.convertibleCatalog {
+        jobs.append((entry.name, entry.build(1).trace(rateHz: 20)))
+    }
     for (name, trace) in jobs {
         let path = directory.hasSuffix("/") ? "\(directory)\(name).trace" : "\(directory)/\(name).trace"
         guard writeFile(compact(trace).serialized(), to: path) else { return 73 }
@@ -157,6 +163,9 @@ func run(_ arguments: [String]) -> Int32 {
             return 0
         case "--list":
             for entry in Scenarios.catalog {
+                print("\(entry.name)\t\(entry.build(1).summary ?? "")")
+            }
+            for entry in Scenarios.convertibleCatalog {
                 print("\(entry.name)\t\(entry.build(1).summary ?? "")")
             }
             return 0
@@ -190,8 +199,12 @@ func run(_ arguments: [String]) -> Int32 {
         index += 1
     }
     guard positional.count == 2 else { fail("expected NAME OUTFILE\n\(usage)", code: 64) }
+    if let entry = Scenarios.convertibleNamed(positional[0]) {
+        guard matrix.isIdentity, !onChange else { fail("\(entry.name): a convertible takes neither --matrix nor --on-change", code: 64) }
+        return writeFile(compact(entry.build(seed).trace(rateHz: rate ?? 20)).serialized(), to: positional[1]) ? 0 : 73
+    }
     guard let entry = Scenarios.named(positional[0]) else {
-        let names = Scenarios.catalog.map(\.name).joined(separator: ", ")
+        let names = (Scenarios.catalog.map(\.name) + Scenarios.convertibleCatalog.map(\.name)).joined(separator: ", ")
         fail("unknown scenario '\(positional[0])'; known: \(names)", code: 64)
     }
     let scenario = entry.build(seed)

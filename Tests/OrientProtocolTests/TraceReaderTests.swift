@@ -574,7 +574,7 @@ struct TraceColumnTests {
     @Test(
         "a bad column header names the problem",
         arguments: [
-            ("t_ms,x,y,z,lux", 1, "unknown column 'lux' (the optional columns after z are light and proximity)"),
+            ("t_ms,x,y,z,lux", 1, "unknown column 'lux' (the optional columns after z are base_x,base_y,base_z, light and proximity)"),
             ("t_ms,x,y,z,light,light", 18, "column 'light' is repeated"),
             ("t_ms,x,y,z,light,", 1, "unknown column"),
             ("t_ms,x,y,light", 1, "expected the header line t_ms,x,y,z"),

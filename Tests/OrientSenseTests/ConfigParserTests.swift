@@ -135,9 +135,9 @@ private let everyKey: [KeyCase] = [
     KeyCase("daemon", "constrain-permission", "anyone") { $0.constrainPermission = .anyone },
     KeyCase("daemon", "samples-permission", "off") { $0.samplesPermission = .off },
     KeyCase("daemon", "sensors-permission", "anyone") { $0.sensorsPermission = .anyone },
-    KeyCase("daemon", "auto-rotate", "tablet-mode") { $0.autoRotate = .tabletMode },
     KeyCase("daemon", "seat-users", "1000, kiosk") { $0.seatUsers = .listed(["1000", "kiosk"]) },
     KeyCase("daemon", "log-level", "debug") { $0.logLevel = .debug },
+    KeyCase("daemon", "auto-rotate", "tablet-mode") { $0.autoRotate = .tabletMode },
     KeyCase("dbus", "enable", "true") { $0.dbus.enabled = true },
     KeyCase("dbus", "polkit", "required") { $0.dbus.polkit = .required },
     KeyCase("dbus", "replace", "yes") { $0.dbus.replace = true },
@@ -271,9 +271,9 @@ struct ConfigParserTests {
             ("daemon", "samples-permission", "root"), ("daemon", "seat-users", "everyone"),
             ("daemon", "sensors-permission", "seat"), ("daemon", "sensors-permission", "root"),
             ("daemon", "sensors-permission", "off"),
-            ("daemon", "auto-rotate", "always"), ("daemon", "auto-rotate", "never"), ("daemon", "auto-rotate", "auto"),
             ("daemon", "log-level", "error"), ("daemon", "log-level", "warning"),
-            ("daemon", "log-level", "info"), ("classifier", "z-sign", "+1"), ("classifier", "z-sign", "-1.0"),
+            ("daemon", "log-level", "info"), ("daemon", "auto-rotate", "always"),
+            ("daemon", "auto-rotate", "never"), ("classifier", "z-sign", "+1"), ("classifier", "z-sign", "-1.0"),
             ("classifier", "z-sign", "auto"),
             ("dbus", "polkit", "auto"), ("dbus", "polkit", "off"),
         ])
@@ -292,10 +292,10 @@ struct ConfigParserTests {
     }
 
     @Test(
-        "an empty value for device, mount-matrix, socket or seat-users means not set",
-        arguments: ["device", "mount-matrix", "socket", "seat-users"])
+        "an empty value for device, mount-matrix, socket, seat-users or auto-rotate means not set",
+        arguments: ["device", "mount-matrix", "socket", "seat-users", "auto-rotate"])
     func emptyOptionalValue(key: String) throws {
-        let section = key == "socket" || key == "seat-users" ? "daemon" : "sensor"
+        let section = ["socket", "seat-users", "auto-rotate"].contains(key) ? "daemon" : "sensor"
         #expect(try parseConfig("[\(section)]\n\(key) =\n").config == DaemonConfig())
         #expect(try parseConfig("[\(section)]\n\(key) = # not set\n").config == DaemonConfig())
     }
@@ -438,6 +438,9 @@ struct ConfigParserErrorTests {
             ("orientation", "default-allowed = normal,", "default-allowed has an empty name in its list"),
             ("daemon", "lock-permission = everyone", "lock-permission must be one of seat, same-user, root, anyone; found 'everyone'"),
             ("daemon", "log-level = verbose", "log-level must be one of error, warning, notice, info, debug; found 'verbose'"),
+            ("daemon", "auto-rotate = tablet", "auto-rotate must be one of always, tablet-mode, never (or empty for the default: tablet-mode where a tablet-mode source exists, else always); found 'tablet'"),
+            ("daemon", "auto-rotate = Always", "auto-rotate must be one of always, tablet-mode, never"),
+            ("daemon", "auto-rotate = tablet_mode", "found 'tablet_mode'"),
             ("dbus", "polkit = sometimes", "polkit must be one of auto, required, off; found 'sometimes'"),
             ("dbus", "claimers = 0", "claimers must be a whole number of claimers from 1 to 65536; found '0'"),
             ("limits", "clients = 0", "clients must be a whole number of clients from 1 to 65536; found '0'"),
@@ -482,7 +485,6 @@ struct ConfigParserErrorTests {
             ("daemon", "constrain-permission = off", "constrain-permission must be one of seat, root, anyone; found 'off'"),
             ("daemon", "samples-permission = anyone", "samples-permission must be one of root, seat, off; found 'anyone'"),
             ("daemon", "sensors-permission = same-user", "sensors-permission must be one of seat, root, anyone, off; found 'same-user'"),
-            ("daemon", "auto-rotate = tablet", "auto-rotate must be one of auto, always, tablet-mode, never; found 'tablet'"),
             ("limits", "changes-per-second = 0", "changes-per-second must be a whole number of changes from 1 to 1000"),
             ("limits", "samples-rate = 2000", "samples-rate must be a whole number of Hz from 1 to 1000"),
         ])

@@ -78,10 +78,10 @@ struct RecordedTraceTests {
     static let chromeos: [(String, [Orientation])] = [
         // Folded into a tablet and turned twice through all four orientations,
         // then a quick turn to left-up and back, ending upside down.
-        ("chromeos_fullyopen_lid", [.bottomUp, .rightUp, .normal, .leftUp, .bottomUp, .rightUp, .normal, .leftUp, .normal, .leftUp, .normal, .bottomUp]),
+        ("chromeos_fullyopen", [.bottomUp, .rightUp, .normal, .leftUp, .bottomUp, .rightUp, .normal, .leftUp, .normal, .leftUp, .normal, .bottomUp]),
         // Hinge vertical: turned through the orientations in the first 19 s,
         // then right-up held to the end, with one brief turn to normal at 45 s.
-        ("chromeos_verticalhinge_lid", [.normal, .rightUp, .leftUp, .bottomUp, .leftUp, .normal, .leftUp, .bottomUp, .normal, .rightUp, .normal, .rightUp, .normal]),
+        ("chromeos_verticalhinge", [.normal, .rightUp, .leftUp, .bottomUp, .leftUp, .normal, .leftUp, .bottomUp, .normal, .rightUp, .normal, .rightUp, .normal]),
     ]
 
     @Test("ChromeOS: each lid recording gives the turn sequence a person sees, z as recorded and negated", arguments: [false, true])
@@ -99,7 +99,7 @@ struct RecordedTraceTests {
         // The lid really is turned away for seconds at a time (its plot, in
         // docs/classifier.md), and those turns are published; between them and
         // through the shaking it stays normal.
-        let trace = try Self.load("chromeos/chromeos_laptopmode_lid.trace")
+        let trace = try Self.load("chromeos/chromeos_laptopmode.trace")
         let changes = Self.replay(trace, negate: negate)
         #expect(changes.first?.orientation == .normal && changes.last?.orientation == .normal, "\(changes)")
         let end = trace.samples.last?.tMs ?? 0

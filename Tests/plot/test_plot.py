@@ -12,10 +12,10 @@ class PlotTests(unittest.TestCase):
     def test_a_recorded_trace_renders_to_a_png(self):
         with tempfile.TemporaryDirectory(prefix="orientd-plot-") as tmp:
             svg, png = os.path.join(tmp, "plot.svg"), os.path.join(tmp, "plot.png")
-            trace = os.path.join(ROOT, "traces", "recorded", "chromeos", "chromeos_verticalhinge_lid.trace")
+            trace = os.path.join(ROOT, "traces", "recorded", "chromeos", "chromeos_verticalhinge.trace")
             subprocess.run([TRACEGEN, "plot", trace, "-o", svg], check=True, timeout=120)
             text = open(svg, encoding="utf-8").read()
-            self.assertIn("chromeos_verticalhinge_lid.trace: lid open 360 deg", text)
+            self.assertIn("chromeos_verticalhinge.trace: lid open 360 deg", text)
             self.assertIn("z sign -1 (face up reads -z), assumed: trace header z_sign", text)
             for row in ("published", "raw candidate", "filtered candidate", "hold-off", "overhead latch"):
                 self.assertIn(row, text)

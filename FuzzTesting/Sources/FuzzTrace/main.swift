@@ -4,7 +4,8 @@
 // - a parsed trace serialises to text that parses to the same trace (NaN samples
 //   equal to NaN) and serialises again to the same text;
 // - what the reader promises holds: at least one sample, finite non-decreasing
-//   times, a positive rate;
+//   times, a positive rate; base samples only with the base columns, their
+//   times finite and non-decreasing too;
 // - an error names the file, a line from 1 to the file's line count + 1 and a
 //   column from 1 to that line's length + 1, and has a message.
 import FuzzSupport
@@ -29,6 +30,14 @@ public func fuzzTrace(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         last = sample.tMs
     }
     if let rate = trace.rateHz { fuzzCheck(rate > 0 && rate.isFinite, "rate_hz \(rate)") }
+    // The base's samples: finite non-decreasing times, and a column for them.
+    last = -Double.infinity
+    for sample in trace.baseSamples {
+        fuzzCheck(sample.tMs.isFinite && sample.tMs >= last, "base sample time \(sample.tMs) after \(last)")
+        last = sample.tMs
+    }
+    fuzzCheck(trace.baseSamples.isEmpty || trace.columns.contains(.base), "base samples without base columns")
+    fuzzCheck(Set(trace.columns).count == trace.columns.count, "a column twice: \(trace.columns)")
 
     let text = trace.serialized()
     let again: Trace
@@ -72,13 +81,20 @@ func lineLengths(_ bytes: UnsafeBufferPointer<UInt8>) -> [Int] {
     return lengths
 }
 
-/// `Trace ==`, but with NaN components equal (corrupted-sensor traces hold them).
+/// `Trace ==`, but with NaN components equal (corrupted-sensor traces hold
+/// them), in the display's samples and the base's.
 func sameTrace(_ a: Trace, _ b: Trace) -> Bool {
     var aa = a, bb = b
     aa.samples = []
     bb.samples = []
-    guard aa == bb, a.samples.count == b.samples.count else { return false }
-    for (s, t) in zip(a.samples, b.samples) {
+    aa.baseSamples = []
+    bb.baseSamples = []
+    return aa == bb && sameSamples(a.samples, b.samples) && sameSamples(a.baseSamples, b.baseSamples)
+}
+
+func sameSamples(_ a: [Sample], _ b: [Sample]) -> Bool {
+    guard a.count == b.count else { return false }
+    for (s, t) in zip(a, b) {
         guard s.tMs == t.tMs, sameDouble(s.vector.x, t.vector.x), sameDouble(s.vector.y, t.vector.y),
             sameDouble(s.vector.z, t.vector.z)
         else { return false }
