@@ -10,7 +10,8 @@
 /// a UTF-8 byte order mark at the start is skipped):
 /// - `# key: value` before the first sample is a header. Known keys:
 ///   `orientd-trace` (must be `1`), `mount_matrix` (the text form of docs/behaviour.md, Sensors; its repair
-///   warnings stay in `Trace.mountMatrix.warnings`), `rate_hz` (a positive
+///   warnings stay in `Trace.mountMatrix.warnings`; `base_mount_matrix` likewise
+///   for the base columns), `rate_hz` (a positive
 ///   decimal), `on_change` (`true` or `false`), `description` (free text). Other
 ///   keys are kept in `Trace.extraHeaders`, in order. A key appears at most once.
 ///   A key is an ASCII letter followed by letters, digits, `_`, `-` or `.`, and

@@ -34,7 +34,8 @@ let usage = """
     --list        prints the scenario names
     plot TRACE    replays TRACE through the classifier and writes an SVG of what it
                   saw and decided (angle, tilt, magnitude, candidates, holds, latch,
-                  the published orientation) to FILE (-o; default standard output)
+                  the published orientation; with base columns, the hinge angle and
+                  the tablet mode) to FILE (-o; default standard output)
 
     """
 

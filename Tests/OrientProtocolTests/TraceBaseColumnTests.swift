@@ -2,20 +2,24 @@ import Testing
 
 @testable import OrientProtocol
 
+// Bad lines are TraceReaderTests.swift's BadLine.
+
 private let fileName = "base.trace"
 
 private func parse(_ text: String) throws(TraceError) -> Trace {
     try TraceReader.parse(Array(text.utf8), file: fileName)
 }
 
-private func parseError(_ text: String, maxSamples: Int = TraceReader.maxSamples) -> TraceError? {
+private func parseError(_ bytes: [UInt8], maxSamples: Int = TraceReader.maxSamples) -> TraceError? {
     do {
-        _ = try TraceReader.parse(Array(text.utf8), file: fileName, maxSamples: maxSamples)
+        _ = try TraceReader.parse(bytes, file: fileName, maxSamples: maxSamples)
         return nil
     } catch {
         return error
     }
 }
+
+private func parseError(_ text: String) -> TraceError? { parseError(Array(text.utf8)) }
 
 private func expectError(
     _ error: TraceError?, line: Int, column: Int, _ fragment: String,
@@ -28,15 +32,6 @@ private func expectError(
     #expect(error.file == fileName, sourceLocation: sourceLocation)
     #expect(error.line == line && error.column == column, "\(error)", sourceLocation: sourceLocation)
     #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
-}
-
-/// A bad line after `t_ms,x,y,z,base_x,base_y,base_z,light`, with the column
-/// and message its error must have.
-struct BadBaseLine: Sendable, CustomTestStringConvertible {
-    var text: String
-    var column: Int
-    var message: String
-    var testDescription: String { "'\(text)' → column \(column)" }
 }
 
 @Suite("TraceReader base accelerometer columns")
@@ -104,17 +99,17 @@ struct TraceBaseColumnTests {
     @Test(
         "a bad base value names its line, column and what was found",
         arguments: [
-            BadBaseLine(text: "0,0,0,0,1,2", column: 12, message: "base_z is empty while the base's other columns are given"),
-            BadBaseLine(text: "0,0,0,0,1,,3", column: 11, message: "base_y is empty while the base's other columns are given: the base's reading is base_x, base_y and base_z together, or none of them"),
-            BadBaseLine(text: "0,0,0,0,,2,3", column: 9, message: "base_x is empty"),
-            BadBaseLine(text: "0,0,0,0,1,,,5", column: 11, message: "base_y is empty"),
-            BadBaseLine(text: "0,0,0,0,1,2,x", column: 13, message: "expected a decimal number in m/s² for base_z (like -9.81), or nan, inf, -inf; found 'x'"),
-            BadBaseLine(text: "0,0,0,0,1e999,2,3", column: 9, message: "base_x '1e999' is out of range"),
-            BadBaseLine(text: "0,0,0,0,1,2,3,5,6", column: 16, message: "expected 4 to 8 fields (t_ms,x,y,z,base_x,base_y,base_z,light); found 9"),
-            BadBaseLine(text: "0,,,,,,,", column: 3, message: "a line with x, y and z empty must give a reading of base or light; it gives none"),
-            BadBaseLine(text: "0,,,,1,2", column: 9, message: "base_z is empty"),
+            TraceReaderErrorTests.BadLine(text: "0,0,0,0,1,2", column: 12, message: "base_z is empty while the base's other columns are given"),
+            TraceReaderErrorTests.BadLine(text: "0,0,0,0,1,,3", column: 11, message: "base_y is empty while the base's other columns are given: the base's reading is base_x, base_y and base_z together, or none of them"),
+            TraceReaderErrorTests.BadLine(text: "0,0,0,0,,2,3", column: 9, message: "base_x is empty"),
+            TraceReaderErrorTests.BadLine(text: "0,0,0,0,1,,,5", column: 11, message: "base_y is empty"),
+            TraceReaderErrorTests.BadLine(text: "0,0,0,0,1,2,x", column: 13, message: "expected a decimal number in m/s² for base_z (like -9.81), or nan, inf, -inf; found 'x'"),
+            TraceReaderErrorTests.BadLine(text: "0,0,0,0,1e999,2,3", column: 9, message: "base_x '1e999' is out of range"),
+            TraceReaderErrorTests.BadLine(text: "0,0,0,0,1,2,3,5,6", column: 16, message: "expected 4 to 8 fields (t_ms,x,y,z,base_x,base_y,base_z,light); found 9"),
+            TraceReaderErrorTests.BadLine(text: "0,,,,,,,", column: 3, message: "a line with x, y and z empty must give a reading of base or light; it gives none"),
+            TraceReaderErrorTests.BadLine(text: "0,,,,1,2", column: 9, message: "base_z is empty"),
         ])
-    func badValue(bad: BadBaseLine) {
+    func badValue(bad: TraceReaderErrorTests.BadLine) {
         expectError(
             parseError("t_ms,x,y,z,base_x,base_y,base_z,light\n\(bad.text)\n1,0,0,0\n"), line: 2, column: bad.column, bad.message)
     }
@@ -139,7 +134,7 @@ struct TraceBaseColumnTests {
     @Test("base samples count towards the sample limit, and a trace of base samples alone has no samples")
     func limits() {
         expectError(
-            parseError("t_ms,x,y,z,base_x,base_y,base_z\n0,,,,1,2,3\n1,0,0,0\n2,,,,1,2,3\n", maxSamples: 2), line: 4, column: 1,
+            parseError(Array("t_ms,x,y,z,base_x,base_y,base_z\n0,,,,1,2,3\n1,0,0,0\n2,,,,1,2,3\n".utf8), maxSamples: 2), line: 4, column: 1,
             "too many samples")
         expectError(parseError("t_ms,x,y,z,base_x,base_y,base_z\n0,,,,1,2,3\n"), line: 3, column: 1, "no samples")
     }
