@@ -205,7 +205,7 @@ struct RotationGateTests {
             (.never, .tablet, false), (.never, .laptop, false), (.never, .unknown, false),
         ])
     func table(policy: AutoRotate, mode: TabletMode, follows: Bool) {
-        #expect(RotationGate.follows(policy, mode: mode) == follows)
+        #expect(policy.follows(mode) == follows)
     }
 
     @Test("the config words are always, tablet-mode and never; the modes tablet, laptop, unknown")
