@@ -32,7 +32,16 @@ extension Daemon {
     /// skipped, then each other kind's.
     var hardwareSensorEntries: [DaemonStatus.SensorEntry] {
         var entries = accelerometerEntry.map { [$0] } ?? []
+        let base = hub?.base
         for skipped in sensor?.skipped ?? [] {
+            if let base, skipped.syspath == base.device?.info.syspath {
+                // The base's accelerometer is read for the hinge angle, not the orientation.
+                entries.append(DaemonStatus.SensorEntry(
+                    kind: .accelerometer, device: skipped.sysname, syspath: skipped.syspath, driver: base.device?.driver,
+                    sources: [], state: base.status == .active ? .inUse : .idle,
+                    reason: "\(skipped.reason): read for the hinge angle (tablet mode)"))
+                continue
+            }
             entries.append(DaemonStatus.SensorEntry(
                 kind: .accelerometer, device: skipped.sysname, syspath: skipped.syspath, driver: nil, sources: [],
                 state: .skipped, reason: skipped.reason))

@@ -4,9 +4,12 @@ import OrientSense
 /// Tablet mode (docs/behaviour.md, Tablet mode): where it comes from, the
 /// auto-rotate policy it sets, and what `status` says about both.
 extension Daemon {
-    /// The source in use: the kernel's switch first, then none.
+    /// The source in use: the kernel's switch first, then the hinge angle
+    /// (a base accelerometer, or a trace's base columns), then none.
     var tabletModeSource: DaemonStatus.TabletModeStatus.Source {
+        if let replay { return replay.trace.baseSamples.isEmpty ? .none : .hinge }
         if hub?.tabletSwitch.chosen != nil { return .switch }
+        if hub?.base.device != nil { return .hinge }
         return .none
     }
 
@@ -14,8 +17,67 @@ extension Daemon {
     var tabletModeNow: TabletMode {
         switch tabletModeSource {
         case .switch: hub?.tabletSwitch.mode ?? .unknown
-        case .hinge, .none: .unknown
+        case .hinge: hinge.mode
+        case .none: .unknown
         }
+    }
+
+    /// Whether the base accelerometer should be read: while the display's is,
+    /// where the hinge is the source and the policy needs the mode.
+    var wantsBase: Bool {
+        sensor?.wanted == true && tabletModeSource == .hinge && autoRotatePolicy.policy == .tabletMode
+    }
+
+    // MARK: The hinge
+
+    /// A display reading (sensor frame): paired with the base's latest.
+    func hingeLidSample(_ sample: Sample) {
+        guard tabletModeSource == .hinge else { return }
+        let lid = engine.mountMatrix.apply(sample.vector) * engine.gravity.gain
+        hingeLid = lid
+        if let base = hingeBase { hingeUpdate(atMs: sample.tMs, lid: lid, base: base) }
+    }
+
+    /// A base reading after its mount matrix: paired with the display's latest.
+    func hingeBaseReading(_ base: Vector3, atMs t: Double) {
+        hingeBase = base
+        if let lid = hingeLid { hingeUpdate(atMs: t, lid: lid, base: base) }
+    }
+
+    private func hingeUpdate(atMs t: Double, lid: Vector3, base: Vector3) {
+        let before = hinge.mode
+        if hinge.update(tMs: t, lid: lid, base: base) != before {
+            log.info("tablet mode: \(hinge.mode.rawValue) (hinge at \(hinge.angle.map { formatNumber(($0 * 10).rounded() / 10) } ?? "?")°)")
+            tabletModeChanged()
+        }
+    }
+
+    /// A reading of the base accelerometer (m/s², its sensor frame). Returns
+    /// its low-pass in the panel frame, so its polled path slows down at rest
+    /// as the display's does; it never holds a classifier deadline.
+    func baseSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
+        let reading = (hub?.base.mountMatrix ?? .identity).apply(sample.vector)
+        let filtered = baseFiltered.map { $0 + (reading - $0) * 0.5 } ?? reading
+        baseFiltered = filtered
+        hingeBaseReading(reading, atMs: sample.tMs)
+        return (filtered, false)
+    }
+
+    /// The base accelerometer appeared, went, or started or stopped reading:
+    /// without its readings the hinge decides nothing (the mode starts again
+    /// from unknown when it reads again).
+    func baseChanged() {
+        if hub?.base.status != .active { resetHinge() }
+        tabletModeChanged()
+        updateDemand()
+    }
+
+    /// Forgets the hinge's readings and decision (the base stopped, a reload).
+    func resetHinge() {
+        hinge = HingeModeDetector(config: zSign.applied(to: HingeConfig()))
+        hingeLid = nil
+        hingeBase = nil
+        baseFiltered = nil
     }
 
     /// The policy in force: the config's, else `tablet-mode` where a source
@@ -51,11 +113,21 @@ extension Daemon {
             device = chosen?.sysname
             let name = chosen?.attributes["name"].map { $0.trimmingWhitespace() } ?? "unnamed"
             reason = "SW_TABLET_MODE on \(chosen?.devnode ?? device ?? "?") (\(name))"
-        case .hinge, .none:
+        case .hinge:
+            if replay != nil {
+                reason = "the hinge angle between the trace's display and base columns"
+            } else {
+                let base = hub?.base.device?.info
+                device = base?.sysname
+                reason = "the hinge angle between \(sensor?.device?.info.sysname ?? "the display's accelerometer") and "
+                    + "\(base?.sysname ?? "?") (\(base?.name ?? "unnamed"), in the base)"
+                    + (wantsBase || hub?.base.status == .active ? "" : "; read only under auto-rotate = tablet-mode, while the display's is")
+            }
+        case .none:
             reason = replay != nil ? "a trace without base columns" : "no tablet-mode switch and no base accelerometer found"
         }
         return DaemonStatus.TabletModeStatus(
             mode: engine.tabletMode, source: source, device: device, reason: reason,
-            autoRotate: policy, autoRotateReason: policyReason)
+            hingeAngle: source == .hinge ? hinge.angle : nil, autoRotate: policy, autoRotateReason: policyReason)
     }
 }

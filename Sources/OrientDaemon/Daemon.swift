@@ -58,6 +58,12 @@ package final class Daemon {
     var gravityWarned: Double?
     var gravityDevice: String?
     var gravityCalibration: AxisCalibration?
+    /// The hinge angle's tablet mode, and the latest display and base readings
+    /// it pairs (panel frames), with the base's low-pass (Daemon+TabletMode.swift).
+    var hinge = HingeModeDetector()
+    var hingeLid: Vector3?
+    var hingeBase: Vector3?
+    var baseFiltered: Vector3?
     /// `get` requests waiting for a fresh reading from an idle sensor.
     var pendingGets: [(client: ClientConnection, seq: Int64?)] = []
     var pendingGetTimer: EventLoop.TimerID?
@@ -157,6 +163,8 @@ package final class Daemon {
             log.warning("serving nothing: no socket and no --print (add --print to see the states, or --socket PATH to serve clients)")
         }
         if options.dbus || config.dbus.enabled { startSensorProxy() }
+        resetHinge()
+        if replay != nil { tabletModeChanged() }
         publish(state)
         if replay != nil {
             replayWallStart = MonotonicClock.nowMs()
@@ -198,6 +206,8 @@ package final class Daemon {
         hub.accelerometer.onChange = { [unowned self] in self.hardwareChanged() }
         for slot in hub.slots.values { slot.onChange = { [unowned self] kind in self.sensorChanged(kind) } }
         hub.tabletSwitch.onChange = { [unowned self] in self.tabletModeChanged() }
+        hub.base.onSample = { [unowned self] sample in self.baseSample(sample) }
+        hub.base.onChange = { [unowned self] in self.baseChanged() }
         hub.start()
         tabletModeChanged()
     }
@@ -219,6 +229,7 @@ package final class Daemon {
             // The reading confirmed the state: that answers a held claim too.
             sensorProxy.update(sensorProxyReading)
         }
+        hingeLidSample(sample)
         // The sensor compares it with the reading as read (before a learned g's rescaling).
         return (engine.filteredAsRead, scheduleDeadline())
     }
@@ -268,6 +279,7 @@ package final class Daemon {
         // not; anyone else's samples are thinned and never keep the sensor at
         // full rate.
         sensor.fullRate = connections.contains { $0.wantsSamples && $0.sampleThinning == nil }
+        hub?.base.wanted = wantsBase
         let socketDemand = environmentDemand
         for (kind, slot) in hub?.slots ?? [:] { slot.wanted = sensorProxy?.wants(kind) == true || socketDemand.contains(kind) }
         if !sensor.wanted {
@@ -382,11 +394,12 @@ package final class Daemon {
         let now = MonotonicClock.nowMs()
         while budget > 0, let t = replay.nextStepTime(deadline: engine.nextDeadline) {
             if case .factor(let factor) = options.speed, replayWallStart + (t - replayTraceStart) / factor > now { break }
-            if case .reading(let sample) = replay.peek(deadline: engine.nextDeadline) { broadcastSample(sample) }
-            if case .environment(let reading) = replay.peek(deadline: engine.nextDeadline) {
-                replayEnvironment(reading, unit: replay.trace.lightUnit)
-            }
+            let step = replay.peek(deadline: engine.nextDeadline)
+            if case .reading(let sample) = step { broadcastSample(sample) }
+            if case .environment(let reading) = step { replayEnvironment(reading, unit: replay.trace.lightUnit) }
+            if case .base(let sample) = step { hingeBaseReading(replay.trace.baseMountMatrix.apply(sample.vector), atMs: sample.tMs) }
             if let published = replay.advance(&engine) { publish(published) }
+            if case .reading(let sample) = step { hingeLidSample(sample) }
             if engine.gravity.learned != gravityNoted { noteGravity() }
             budget -= 1
         }
@@ -452,7 +465,9 @@ package final class Daemon {
         if new.scale != nil { gravityWarned = nil }
         applyConstraints()
         hub?.reconfigure(new)
+        resetHinge()
         tabletModeChanged()
+        updateDemand()
         sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
         if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")

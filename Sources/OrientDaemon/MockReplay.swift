@@ -25,6 +25,8 @@ package struct MockReplay: Sendable {
         case tick(Double)
         /// A line of light and proximity readings (time already offset for looping).
         case environment(EnvironmentSample)
+        /// A reading of the base's accelerometer (its sensor frame, time already offset for looping).
+        case base(Sample)
         /// The trace is over and nothing is pending.
         case end
     }
@@ -37,6 +39,9 @@ package struct MockReplay: Sendable {
     /// The next line of `trace.environment`, and its looping offset.
     private var environmentIndex = 0
     private var environmentOffset: Double = 0
+    /// The next of `trace.baseSamples`, and its looping offset.
+    private var baseIndex = 0
+    private var baseOffset: Double = 0
     private let loopPeriod: Double
 
     /// A replay of `trace` (which must hold at least one sample), looping when
@@ -91,23 +96,37 @@ package struct MockReplay: Sendable {
         case .reading(let sample): return sample.tMs
         case .tick(let t): return t
         case .environment(let reading): return reading.tMs
+        case .base(let sample): return sample.tMs
         case .end: return nil
         }
     }
 
     /// What `advance(_:)` will do next, given the engine's `nextDeadline`: a
-    /// line of readings goes before the sample of its time or later, and before
-    /// a later deadline.
+    /// line of light and proximity readings, then a base reading, go before the
+    /// display's sample of their time or later, and before a later deadline.
     package func peek(deadline: Double?) -> Step {
-        let step = peekAccelerometer(deadline: deadline)
-        guard environmentIndex < trace.environment.count else { return step }
-        var reading = trace.environment[environmentIndex]
-        reading.tMs += environmentOffset
+        var step = peekAccelerometer(deadline: deadline)
+        if baseIndex < trace.baseSamples.count {
+            let sample = trace.baseSamples[baseIndex]
+            let base = Sample(tMs: sample.tMs + baseOffset, vector: sample.vector)
+            if MockReplay.goesBefore(base.tMs, step) { step = .base(base) }
+        }
+        if environmentIndex < trace.environment.count {
+            var reading = trace.environment[environmentIndex]
+            reading.tMs += environmentOffset
+            if MockReplay.goesBefore(reading.tMs, step) { step = .environment(reading) }
+        }
+        return step
+    }
+
+    /// Whether a reading of another sensor at `t` goes before `step`.
+    private static func goesBefore(_ t: Double, _ step: Step) -> Bool {
         switch step {
-        case .reading(let sample) where reading.tMs <= sample.tMs: return .environment(reading)
-        case .tick(let t) where reading.tMs < t: return .environment(reading)
-        case .end: return .environment(reading)
-        default: return step
+        case .reading(let sample): t <= sample.tMs
+        case .tick(let deadline): t < deadline
+        case .base(let sample): t <= sample.tMs
+        case .end: true
+        case .environment: false
         }
     }
 
@@ -148,6 +167,13 @@ package struct MockReplay: Sendable {
             if environmentIndex == trace.environment.count, loop {
                 environmentIndex = 0
                 environmentOffset += loopPeriod
+            }
+            return nil
+        case .base:
+            baseIndex += 1
+            if baseIndex == trace.baseSamples.count, loop {
+                baseIndex = 0
+                baseOffset += loopPeriod
             }
             return nil
         case .end:

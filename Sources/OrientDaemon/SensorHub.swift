@@ -16,6 +16,8 @@ package final class SensorHub {
 
     /// The accelerometer.
     package let accelerometer: HardwareSensor
+    /// A 2-in-1's second accelerometer, in the base: the hinge angle's (tablet mode).
+    package let base: HardwareSensor
     /// Light, proximity and compass.
     package let slots: [SensorKind: SensorSlot]
     /// The kernel's tablet-mode switch, when the machine has one.
@@ -29,6 +31,7 @@ package final class SensorHub {
         self.log = log
         udev = try Udev()
         accelerometer = HardwareSensor(loop: loop, log: log, config: config, udev: udev)
+        base = HardwareSensor(loop: loop, log: log, config: config, udev: udev, role: .base)
         var slots: [SensorKind: SensorSlot] = [:]
         for (kind, drivers) in SensorHub.drivers { slots[kind] = SensorSlot(kind: kind, drivers: drivers, loop: loop, log: log) }
         self.slots = slots
@@ -47,12 +50,14 @@ package final class SensorHub {
             log.warning("udev monitor unavailable (\(error)); hotplug will not be followed")
         }
         accelerometer.start()
+        base.start()
         rescanSlots()
     }
 
     /// A reloaded configuration.
     package func reconfigure(_ config: DaemonConfig) {
         accelerometer.reconfigure(config)
+        base.reconfigure(config)
         rescanSlots()
     }
 
@@ -61,6 +66,7 @@ package final class SensorHub {
         guard !events.isEmpty else { return }
         for event in events { log.info("udev: \(event.action.rawValue) \(event.sysname)") }
         accelerometer.udevEvents(events)
+        base.udevEvents(events)
         rescanSlots()
     }
 
