@@ -57,13 +57,14 @@ extension ClientEngine {
             guard stateSubscribers.removeValue(forKey: id) != nil else { return }
             reconcileSubscriptions()
 
-        case .addSampleSubscriber(let id, let continuation, let header):
+        case .addSampleSubscriber(let id, let continuation, let base, let header):
             if phase == .disconnected, let error = connect() {
                 header(.failure(error))
                 continuation.finish()
+                base?.finish()
                 return
             }
-            sampleSubscribers[id] = SampleSubscriber(continuation: continuation, header: header)
+            sampleSubscribers[id] = SampleSubscriber(continuation: continuation, base: base, header: header)
             if phase == .ready, serverSamples, let samplesHeader {
                 sampleSubscribers[id]?.header = nil
                 header(.success(samplesHeader))
@@ -72,7 +73,8 @@ extension ClientEngine {
             }
 
         case .removeSampleSubscriber(let id):
-            guard sampleSubscribers.removeValue(forKey: id) != nil else { return }
+            guard let removed = sampleSubscribers.removeValue(forKey: id) else { return }
+            removed.base?.finish()
             reconcileSubscriptions()
 
         case .addSensorSubscriber(let id, let sensors, let continuation, let ready):

@@ -33,6 +33,9 @@ extension ClientEngine {
         case .sample(let tMs, let vector):
             let sample = Sample(tMs: tMs, vector: vector)
             for subscriber in sampleSubscribers.values { subscriber.continuation.yield(sample) }
+        case .baseSample(let tMs, let vector):
+            let sample = Sample(tMs: tMs, vector: vector)
+            for subscriber in sampleSubscribers.values { subscriber.base?.yield(sample) }
         case .sensor(let reading):
             guard serverSensors.contains(reading.sensor) else { return }
             deliver([reading], waitingToo: false)
@@ -191,6 +194,7 @@ extension ClientEngine {
             sampleSubscribers[id] = nil
             waiter(.failure(error))
             subscriber.continuation.finish()
+            subscriber.base?.finish()
         }
     }
 
@@ -235,6 +239,7 @@ extension ServerMessage {
         case .ok: return "ok"
         case .error: return "error"
         case .sample: return "sample"
+        case .baseSample: return "base-sample"
         case .status: return "status"
         case .sensor: return "sensor"
         }

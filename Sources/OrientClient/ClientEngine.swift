@@ -49,6 +49,8 @@ final class ClientEngine {
 
     struct SampleSubscriber {
         var continuation: AsyncStream<Sample>.Continuation
+        /// The base accelerometer's samples, for a consumer that asked for them.
+        var base: AsyncStream<Sample>.Continuation?
         /// Waiting for the `samples` reply's metadata; nil once it was given.
         var header: (@Sendable (Result<Trace, OrientClientError>) -> Void)?
     }
@@ -197,6 +199,7 @@ final class ClientEngine {
         for subscriber in samples {
             subscriber.header?(.failure(gone))
             subscriber.continuation.finish()
+            subscriber.base?.finish()
         }
         let sensors = sensorSubscribers.values
         sensorSubscribers = [:]

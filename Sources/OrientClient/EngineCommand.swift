@@ -18,7 +18,8 @@ enum EngineCommand: Sendable {
     case removeStateSubscriber(UInt64)
     /// A samples consumer; `header` completes with the trace metadata of the `samples` reply.
     case addSampleSubscriber(
-        UInt64, AsyncStream<Sample>.Continuation, header: @Sendable (Result<Trace, OrientClientError>) -> Void)
+        UInt64, AsyncStream<Sample>.Continuation, base: AsyncStream<Sample>.Continuation?,
+        header: @Sendable (Result<Trace, OrientClientError>) -> Void)
     case removeSampleSubscriber(UInt64)
     /// A consumer of the readings of `sensors`; `ready` completes with the
     /// `watch-sensors` reply (the readings then come on the stream).
@@ -39,9 +40,10 @@ enum EngineCommand: Sendable {
         case .constrain(_, _, let completion): completion(.failure(error))
         case .release(_, _, let completion): completion?(.success(()))
         case .addStateSubscriber(_, let continuation): continuation.finish()
-        case .addSampleSubscriber(_, let continuation, let header):
+        case .addSampleSubscriber(_, let continuation, let base, let header):
             header(.failure(error))
             continuation.finish()
+            base?.finish()
         case .addSensorSubscriber(_, _, let continuation, let ready):
             ready(.failure(error))
             continuation.finish()

@@ -160,17 +160,35 @@ public final class OrientClient: Sendable {
     /// for await sample in samples { print(sample.tMs, sample.vector) }
     /// ```
     public func samples() async throws(OrientClientError) -> (header: Trace, stream: AsyncStream<Sample>) {
+        let (header, stream, _) = try await samples(base: false)
+        return (header, stream)
+    }
+
+    /// `samples()` with a 2-in-1's base accelerometer beside the display's:
+    /// the header's `baseMountMatrix` and a `.base` column when the daemon
+    /// reads one, and its samples (sensor frame) on `base`, which stays empty
+    /// otherwise. Both streams end together.
+    public func samplesWithBase() async throws(OrientClientError) -> (header: Trace, stream: AsyncStream<Sample>, base: AsyncStream<Sample>) {
+        try await samples(base: true)
+    }
+
+    private func samples(base wanted: Bool) async throws(OrientClientError) -> (header: Trace, stream: AsyncStream<Sample>, base: AsyncStream<Sample>) {
         let id = nextSubscriberID.wrappingAdd(1, ordering: .relaxed).oldValue
         let (stream, continuation) = AsyncStream.makeStream(of: Sample.self, bufferingPolicy: .bufferingNewest(4096))
+        let (base, baseContinuation) = AsyncStream.makeStream(of: Sample.self, bufferingPolicy: .bufferingNewest(4096))
+        if !wanted { baseContinuation.finish() }
         continuation.onTermination = { _ in _ = self.mailbox.post(.removeSampleSubscriber(id)) }
         let header = await withCheckedContinuation { (waiter: CheckedContinuation<Result<Trace, OrientClientError>, Never>) in
-            let command = EngineCommand.addSampleSubscriber(id, continuation) { waiter.resume(returning: $0) }
+            let command = EngineCommand.addSampleSubscriber(id, continuation, base: wanted ? baseContinuation : nil) {
+                waiter.resume(returning: $0)
+            }
             if !mailbox.post(command) { command.fail(unavailable) }
         }
         switch header {
-        case .success(let trace): return (trace, stream)
+        case .success(let trace): return (trace, stream, base)
         case .failure(let error):
             continuation.finish()
+            baseContinuation.finish()
             throw error
         }
     }

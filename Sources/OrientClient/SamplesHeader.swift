@@ -33,6 +33,13 @@ extension Trace {
             }
             onChange = flag
         }
+        var base: MountMatrix?
+        if let baseValue = value("base_mount_matrix"), baseValue != .null {
+            guard let text = baseValue.string, let parsed = try? MountMatrix(parsing: text) else {
+                throw .protocol("the samples reply's 'base_mount_matrix' is not a mount matrix: \(baseValue.json())")
+            }
+            base = parsed
+        }
         var extra: [(key: String, value: String)] = []
         for key in Trace.provenanceKeys {
             guard let member = value(key), member != .null else { continue }
@@ -42,11 +49,16 @@ extension Trace {
             extra.append((key: key, value: text))
         }
         self.init(mountMatrix: matrix, rateHz: rate, onChange: onChange, extraHeaders: extra)
+        if let base {
+            // A base accelerometer is read: its samples come as `base-sample`s, in base columns.
+            baseMountMatrix = base
+            columns = [.base]
+        }
     }
 
     /// The members of a `samples` reply that say where the samples come from,
     /// copied into a recorded trace's header (docs/traces.md, "Recorded traces").
     static let provenanceKeys = [
-        "orientd_version", "iio_device", "iio_name", "driver", "mount_matrix_source", "clock",
+        "orientd_version", "iio_device", "iio_name", "driver", "mount_matrix_source", "clock", "z_sign",
     ]
 }

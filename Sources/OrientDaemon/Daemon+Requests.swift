@@ -100,7 +100,8 @@ extension Daemon {
                 Reply.samplesOK(
                     seq: seq, mountMatrix: engine.mountMatrix,
                     rateHz: client.sampleThinning.map { thinning in rate.map { min($0, thinning.rateHz) } ?? thinning.rateHz } ?? rate,
-                    onChange: replay?.trace.onChange ?? sensor?.isOnChange ?? false, provenance: samplesProvenance),
+                    onChange: replay?.trace.onChange ?? sensor?.isOnChange ?? false,
+                    baseMountMatrix: client.sampleThinning == nil ? baseMountMatrixForSamples : nil, provenance: samplesProvenance),
                 to: client)
         case .status:
             server.send(status.json(seq: seq, limit: RequestDecoder.defaultMaxLineBytes), to: client)

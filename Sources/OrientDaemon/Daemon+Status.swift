@@ -89,6 +89,8 @@ extension Daemon {
             if let driver = device.driver { members.append(("driver", driver)) }
         }
         if replay != nil { members.append(("clock", "trace")) } else { members.append(("clock", "CLOCK_MONOTONIC")) }
+        // The sign the classifier uses: a replay of the recording reads it (and the hinge angle depends on it).
+        members.append(("z_sign", zSign.sign < 0 ? "-1" : "1"))
         return members
     }
 }

@@ -23,9 +23,34 @@ extension Daemon {
     }
 
     /// Whether the base accelerometer should be read: while the display's is,
-    /// where the hinge is the source and the policy needs the mode.
+    /// where the hinge is the source and the policy needs the mode, or a
+    /// recorder takes every sample (root's `samples`).
     var wantsBase: Bool {
-        sensor?.wanted == true && tabletModeSource == .hinge && autoRotatePolicy.policy == .tabletMode
+        guard sensor?.wanted == true, tabletModeSource == .hinge else { return false }
+        return autoRotatePolicy.policy == .tabletMode || baseRecorders
+    }
+
+    /// Clients that get the base's samples: those that get every sample (root's).
+    private var baseRecorders: Bool {
+        server?.connections.contains { $0.wantsSamples && $0.sampleThinning == nil } ?? false
+    }
+
+    /// The base's mount matrix for a `samples` reply, when there is a base to record.
+    var baseMountMatrixForSamples: MountMatrix? {
+        guard tabletModeSource == .hinge else { return nil }
+        if let replay { return replay.trace.baseMountMatrix }
+        return hub?.base.mountMatrix
+    }
+
+    /// A base reading to the clients recording every sample (`base-sample`).
+    func broadcastBaseSample(_ sample: Sample) {
+        guard let server else { return }
+        var line: String?
+        for client in server.connections where client.wantsSamples && client.sampleThinning == nil {
+            let text = line ?? Reply.baseSample(tMs: sample.tMs, vector: sample.vector)
+            line = text
+            server.send(text, to: client)
+        }
     }
 
     // MARK: The hinge
@@ -56,6 +81,7 @@ extension Daemon {
     /// its low-pass in the panel frame, so its polled path slows down at rest
     /// as the display's does; it never holds a classifier deadline.
     func baseSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
+        broadcastBaseSample(sample)
         let reading = (hub?.base.mountMatrix ?? .identity).apply(sample.vector)
         let filtered = baseFiltered.map { $0 + (reading - $0) * 0.5 } ?? reading
         baseFiltered = filtered

@@ -397,7 +397,10 @@ package final class Daemon {
             let step = replay.peek(deadline: engine.nextDeadline)
             if case .reading(let sample) = step { broadcastSample(sample) }
             if case .environment(let reading) = step { replayEnvironment(reading, unit: replay.trace.lightUnit) }
-            if case .base(let sample) = step { hingeBaseReading(replay.trace.baseMountMatrix.apply(sample.vector), atMs: sample.tMs) }
+            if case .base(let sample) = step {
+                broadcastBaseSample(sample)
+                hingeBaseReading(replay.trace.baseMountMatrix.apply(sample.vector), atMs: sample.tMs)
+            }
             if let published = replay.advance(&engine) { publish(published) }
             if case .reading(let sample) = step { hingeLidSample(sample) }
             if engine.gravity.learned != gravityNoted { noteGravity() }

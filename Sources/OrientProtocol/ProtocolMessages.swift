@@ -251,13 +251,14 @@ public enum Reply {
     /// `iio_name`, `driver`, `mount_matrix_source`, …).
     public static func samplesOK(
         seq: Int64?, mountMatrix: MountMatrix, rateHz: Double?, onChange: Bool,
-        provenance: [(key: String, value: String)] = []
+        baseMountMatrix: MountMatrix? = nil, provenance: [(key: String, value: String)] = []
     ) -> String {
         var s = "{\"type\":\"ok\""
         if let seq { s += ",\"seq\":\(seq)" }
         s += ",\"mount_matrix\":" + jsonQuoted(mountMatrix.description)
         if let rateHz { s += ",\"rate_hz\":" + jsonNumber(rateHz) }
         s += ",\"on_change\":" + (onChange ? "true" : "false")
+        if let baseMountMatrix { s += ",\"base_mount_matrix\":" + jsonQuoted(baseMountMatrix.description) }
         for (key, value) in provenance { s += "," + jsonQuoted(key) + ":" + jsonQuoted(shownInMessage(value, to: 256)) }
         return s + "}"
     }
@@ -268,6 +269,11 @@ public enum Reply {
     public static func sample(tMs: Double, vector: Vector3) -> String {
         "{\"type\":\"sample\",\"t_ms\":" + formatMilliseconds(tMs) + ",\"x\":" + jsonNumber(vector.x)
             + ",\"y\":" + jsonNumber(vector.y) + ",\"z\":" + jsonNumber(vector.z) + "}"
+    }
+
+    /// A `base-sample` line: a reading of a 2-in-1's base accelerometer, as `sample` is of the display's.
+    public static func baseSample(tMs: Double, vector: Vector3) -> String {
+        "{\"type\":\"base-sample\"" + sample(tMs: tMs, vector: vector).dropFirst("{\"type\":\"sample\"".count)
     }
 }
 

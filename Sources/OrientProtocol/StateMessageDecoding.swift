@@ -28,6 +28,8 @@ public enum ServerMessage: Sendable, Equatable {
     case error(ProtocolError)
     /// A sensor sample in the sensor frame; a `null` component decodes as NaN.
     case sample(tMs: Double, vector: Vector3)
+    /// A sample of a 2-in-1's base accelerometer (`base-sample`), in its sensor frame.
+    case baseSample(tMs: Double, vector: Vector3)
     /// The reply to `status`.
     case status(DaemonStatus, seq: Int64?)
     /// A sensor reading pushed to a client that watches the sensor (`watch-sensors`).
@@ -55,10 +57,11 @@ public enum ServerMessage: Sendable, Equatable {
                     }
                     let message = try fields.string("message")
                     return .error(ProtocolError(code: code, message: message, seq: try fields.optionalInteger("seq")))
-                case "sample":
+                case "sample", "base-sample":
                     let vector = Vector3(
                         try fields.component("x"), try fields.component("y"), try fields.component("z"))
-                    return .sample(tMs: try fields.number("t_ms"), vector: vector)
+                    let tMs = try fields.number("t_ms")
+                    return fields.type == "sample" ? .sample(tMs: tMs, vector: vector) : .baseSample(tMs: tMs, vector: vector)
                 case "status":
                     let rest = fields.members.filter { $0.key != "type" && $0.key != "seq" }
                     return .status(try DaemonStatus(fields: rest), seq: try fields.optionalInteger("seq"))
@@ -66,7 +69,7 @@ public enum ServerMessage: Sendable, Equatable {
                     return .sensor(try SensorMessage(fields: fields.members))
                 default:
                     throw ProtocolDecodeError(
-                        "unknown message type '\(shownInMessage(fields.type))' (expected hello, state, ok, error, sample, status or sensor)")
+                        "unknown message type '\(shownInMessage(fields.type))' (expected hello, state, ok, error, sample, base-sample, status or sensor)")
                 }
             }
         }.get()

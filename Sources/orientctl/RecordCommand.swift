@@ -45,8 +45,9 @@ enum RecordCommand {
         }
         let header: Trace
         let samples: AsyncStream<Sample>
+        let baseSamples: AsyncStream<Sample>
         do {
-            (header, samples) = try await client.samples()
+            (header, samples, baseSamples) = try await client.samplesWithBase()
         } catch {
             output.discard()
             return ExitStatus.report(error)
@@ -65,6 +66,10 @@ enum RecordCommand {
                     for await reading in readings { sink.yield(.reading(reading)) }
                     return .forwarded
                 }
+            }
+            group.addTask {
+                for await sample in baseSamples { sink.yield(.base(sample)) }
+                return .forwarded
             }
             group.addTask {
                 var recorder = TraceRecorder(header: header, output: output, expectedReadings: expectedReadings)

@@ -6,6 +6,8 @@ import OrientProtocol
 enum RecordedEvent: Sendable {
     case sample(Sample)
     case reading(SensorMessage)
+    /// A reading of a 2-in-1's base accelerometer (sensor frame).
+    case base(Sample)
 }
 
 /// Writes what `record` receives as a trace (docs/traces.md, "Recorded
@@ -15,6 +17,8 @@ enum RecordedEvent: Sendable {
 /// The samples' times are the sensor's; a reading is written before the first
 /// sample of its time or later (so times never go back in the file), and the
 /// readings the daemon had when recording began at the first sample's time.
+/// A base accelerometer's samples (when the header has base columns) are
+/// lines of their own, `t,,,,bx,by,bz`, ordered with the display's the same way.
 struct TraceRecorder {
     let header: Trace
     let output: RecordingFile
@@ -29,6 +33,8 @@ struct TraceRecorder {
     private var clockOffset = 0.0
     private var lastSample = -Double.infinity
     private var pendingReadings: [EnvironmentSample] = []
+    /// Base samples not written yet (sensor clock).
+    private var pendingBase: [Sample] = []
     private var count = 0
     /// The time of the last line written (rebased): no line goes before it.
     private var lastWritten = 0.0
@@ -50,6 +56,10 @@ struct TraceRecorder {
             guard let sample = environmentSample(reading) else { return nil }
             pendingReadings.append(sample)
             return nil
+        case .base(let sample):
+            guard header.columns.contains(.base) else { return nil }
+            pendingBase.append(sample)
+            return nil
         case .sample(let sample):
             if sample.tMs < lastSample {
                 Output.error("the sample clock went back from \(lastSample) to \(sample.tMs) ms (orientd restarted?); stopping")
@@ -68,8 +78,9 @@ struct TraceRecorder {
     /// The end of the recording: what was held back is written.
     mutating func finish(status: Int32 = ExitStatus.success) -> RecordCommand.Outcome {
         if let failed = writeWaiting() { return failed }
-        if headerWritten, !write(pendingReadings) { return .finished(ExitStatus.ioError, samples: count) }
+        if headerWritten, !write(pendingReadings) || !writeBase(pendingBase) { return .finished(ExitStatus.ioError, samples: count) }
         pendingReadings = []
+        pendingBase = []
         return .finished(status, samples: count)
     }
 
@@ -106,6 +117,9 @@ struct TraceRecorder {
             let due = pendingReadings.prefix { $0.tMs <= rebased(sample.tMs) }
             guard write(Array(due)) else { return .finished(ExitStatus.ioError, samples: count) }
             pendingReadings.removeFirst(due.count)
+            let dueBase = pendingBase.prefix { $0.tMs <= sample.tMs }
+            guard writeBase(Array(dueBase)) else { return .finished(ExitStatus.ioError, samples: count) }
+            pendingBase.removeFirst(dueBase.count)
             lastWritten = max(lastWritten, rebased(sample.tMs))
             guard output.write(Sample(tMs: rebased(sample.tMs), vector: sample.vector).traceLine) else {
                 Output.error("cannot write \(output.name): \(systemError())")
@@ -128,6 +142,20 @@ struct TraceRecorder {
     }
 
     private func rebased(_ tMs: Double) -> Double { ((tMs - clockOffset) * 1000).rounded() / 1000 }
+
+    /// Writes base samples as `writeReadings` writes readings: at their time, or
+    /// at the last line's when that is later.
+    private mutating func writeBase(_ samples: [Sample]) -> Bool {
+        for sample in samples {
+            let time = max(max(rebased(sample.tMs), 0), lastWritten)
+            lastWritten = time
+            guard output.write(Sample(tMs: time, vector: sample.vector).baseTraceLine(columns: columns)) else {
+                Output.error("cannot write \(output.name): \(systemError())")
+                return false
+            }
+        }
+        return true
+    }
 
     /// Writes readings, each at its time or, when a later sample is already
     /// written (samples can come late from a buffer), at that sample's.

@@ -110,4 +110,22 @@ struct TabletModeReplayTests {
         #expect(states.allSatisfy { $0.mode == "unknown" && $0.policy == "always" })
         #expect(states.contains { $0.orientation == "left-up" })
     }
+
+    @Test("record keeps the base columns and the z sign of a two-sensor replay, and the recording decides the same mode")
+    func recordRoundTrip() throws {
+        let daemon = try DaemonHarness(["--mock", Self.recording("fullyopen"), "--speed", "4"])
+        let file = daemon.workspace.file("folded.trace")
+        let run = try runOrientctl(["--socket", daemon.socketPath, "record", file, "--duration", "2"])
+        #expect(run.status == 0, "\(run)")
+        try daemon.stopCleanly()
+        let recorded = try readTrace(file)
+        #expect(recorded.columns == [.base])
+        #expect(recorded.baseSamples.count >= 10, "\(recorded.baseSamples.count) base samples")
+        #expect(recorded.extraHeaders.contains { $0.key == "z_sign" && $0.value == "-1" })
+        // The base reads about g, as recorded (the ChromeOS base lies flat: -g on y in its frame).
+        let first = try #require(recorded.baseSamples.first)
+        #expect(abs((first.vector.x * first.vector.x + first.vector.y * first.vector.y + first.vector.z * first.vector.z).squareRoot() - 9.8) < 1.5)
+        let states = try Self.replay(file)
+        #expect(Self.modes(states) == ["unknown", "tablet"])
+    }
 }
