@@ -1,5 +1,6 @@
 """A failing sensor is survived (docs/behaviour.md, Faults and Bad input)."""
 
+import ctypes
 import os
 import re
 import time
@@ -11,6 +12,17 @@ HID = "hid-sensor-hub-accel_3d.umockdev"
 #: ("nothing changes") needs a window; at 20 Hz this is ~10 failed reads.
 HOLD_S = 0.5
 
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_SYS_renameat2, _AT_FDCWD, _RENAME_EXCHANGE = 316, -100, 2  # x86_64
+
+
+def exchange(a, b):
+    """Swaps the files at `a` and `b` in one step (renameat2 RENAME_EXCHANGE)."""
+    if _libc.syscall(_SYS_renameat2, _AT_FDCWD, a.encode(), _AT_FDCWD, b.encode(), _RENAME_EXCHANGE) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno), a)
 
 class FaultTests(DaemonTestCase):
     def setUp(self):
@@ -61,15 +73,21 @@ class FaultTests(DaemonTestCase):
         # not help (the suite runs as root) and there is no way to inject EIO.
         # A directory in place of the attribute opens fine and then fails
         # read(2) with EISDIR: a real errno from the real read path.
+        # The swaps are atomic (renameat2 RENAME_EXCHANGE): the attribute never
+        # goes missing, which the daemon would rightly take for a removal.
         before = self.client.state
         path = self.sysfs.path(self.device, "in_accel_y_raw")
-        os.unlink(path)
-        os.mkdir(path)
+        spare = path + ".swap"
+        os.mkdir(spare)
+        exchange(path, spare)
         try:
             self.daemon.wait_for_log(r"cannot read in_accel_y_raw: Is a directory")
             self.assert_state_held(before)
         finally:
-            os.rmdir(path)
+            with open(spare, "w") as f:
+                f.write("256\n")
+            exchange(path, spare)  # the file (now y = 256) back, the directory out
+            os.rmdir(spare)
         self.sysfs.set_raw(self.device, x=0, y=256)
         self.client.wait_physical("bottom-up")
         self.daemon.wait_for_log(r"reading again after \d+ failed reads")
