@@ -9,7 +9,7 @@ import sys
 
 from bus import HID, LEFT_UP_RAW, SensorProxyTestCase
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "umockdev"))
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "umockdev"))
 import evdev_support as ev  # noqa: E402
 
 
