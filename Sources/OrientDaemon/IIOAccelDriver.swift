@@ -45,6 +45,15 @@ final class IIOAccelDriver: AccelerometerDriver {
 
     /// How long the buffer may stay silent after it starts before polling takes over, ms.
     static let bufferGraceMs = 500.0
+    /// The same for a sensor that reports only on change (a HID sensor hub):
+    /// its first report comes when the hub has powered the sensor up, which
+    /// took over 500 ms on a loaded machine (the real driver under QEMU).
+    static let onChangeBufferGraceMs = 1500.0
+
+    /// The grace for this device.
+    private var bufferGraceMs: Double {
+        device.attributes["in_accel_hysteresis"] != nil ? IIOAccelDriver.onChangeBufferGraceMs : IIOAccelDriver.bufferGraceMs
+    }
 
     /// Opens the device, sets its sampling frequency and starts reading.
     /// Returns nil (after telling the sensor) when the device has nothing to read.
@@ -119,10 +128,11 @@ final class IIOAccelDriver: AccelerometerDriver {
         capture = .buffered
         log.info("\(device.info.sysname): buffered capture started")
         loop.watch(fd, for: .readable) { [unowned self] _ in self.readBuffer() }
-        bufferWatchdog = loop.schedule(atMs: MonotonicClock.nowMs() + IIOAccelDriver.bufferGraceMs) { [unowned self] in
+        let grace = bufferGraceMs
+        bufferWatchdog = loop.schedule(atMs: MonotonicClock.nowMs() + grace) { [unowned self] in
             self.bufferWatchdog = nil
             guard !self.bufferDelivered, !self.closed else { return }
-            self.log.notice("\(self.device.info.sysname): the buffer delivered nothing in \(Int(IIOAccelDriver.bufferGraceMs)) ms; polling instead")
+            self.log.notice("\(self.device.info.sysname): the buffer delivered nothing in \(Int(grace)) ms; polling instead")
             self.fallBackToPolling()
         }
         return true

@@ -86,8 +86,9 @@ package final class Udev {
             if let value = string(udev_device_get_property_value(device, key)) { properties[key] = value }
         }
         var attributes: [String: String] = [:]
+        let syspath = string(udev_device_get_syspath(device)) ?? ""
         for name in Udev.attributeNames {
-            if let value = string(udev_device_get_sysattr_value(device, name)) { attributes[name] = value }
+            if let value = Udev.attribute(device, syspath: syspath, name) { attributes[name] = value }
         }
         func trimmed(_ key: String) -> String? {
             attributes[key].map { $0.trimmingWhitespace() }
@@ -158,6 +159,20 @@ package final class Udev {
     /// accelerometers, proximity switches) and hwmon (an SMC's light sensor).
     package static let sensorSubsystems = ["iio", "input", "hwmon"]
 
+    /// An attribute's value, or "" for a reading (`…_raw`, `…_input`, hwmon
+    /// `light`), whose existence is all discovery needs: reading one makes a
+    /// HID sensor hub power the sensor up (seen on the real driver, where each
+    /// rescan kept the hub's sensors on for seconds with nobody listening).
+    static func attribute(_ device: OpaquePointer, syspath: String, _ name: String) -> String? {
+        if isReading(name) { return access(syspath + "/" + name, F_OK) == 0 ? "" : nil }
+        return udev_device_get_sysattr_value(device, name).map { String(cString: $0) }
+    }
+
+    /// Whether reading `name` takes a measurement.
+    static func isReading(_ name: String) -> Bool {
+        name.hasSuffix("_raw") || name.hasSuffix("_input") || name == "light"
+    }
+
     /// udev properties the sensor drivers read.
     static let sensorProperties = [
         "IIO_SENSOR_PROXY_TYPE", "ACCEL_MOUNT_MATRIX", "ACCEL_LOCATION", "PROXIMITY_NEAR_LEVEL",
@@ -222,8 +237,9 @@ package final class Udev {
             guard sysname.hasPrefix("iio:device") else { return nil }
             fallthrough
         default:
+            let syspath = string(udev_device_get_syspath(device)) ?? ""
             for name in Udev.sensorAttributes[subsystem] ?? [] {
-                if let value = string(udev_device_get_sysattr_value(device, name)) { attributes[name] = value }
+                if let value = Udev.attribute(device, syspath: syspath, name) { attributes[name] = value }
             }
         }
         var properties: [String: String] = [:]

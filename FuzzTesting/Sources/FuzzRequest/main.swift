@@ -144,7 +144,7 @@ func checkServerMessage(_ bytes: UnsafeBufferPointer<UInt8>) {
     case (.state(let a, let seqA), .state(let b, let seqB)):
         fuzzCheck(seqA == seqB && a.sameContent(as: b), "state \(shown(text)) decodes to \(b), not \(a)")
         fuzzCheck(closeMilliseconds(a.tMs, b.tMs), "state t_ms \(a.tMs) came back as \(b.tMs)")
-    case (.sample(let tA, let vA), .sample(let tB, let vB)):
+    case (.sample(let tA, let vA), .sample(let tB, let vB)), (.baseSample(let tA, let vA), .baseSample(let tB, let vB)):
         fuzzCheck(
             sameDouble(vA.x, vB.x) && sameDouble(vA.y, vB.y) && sameDouble(vA.z, vB.z),
             "sample \(shown(text)) decodes to \(vB), not \(vA)")
@@ -180,6 +180,8 @@ func encode(_ message: ServerMessage) -> String {
         return error.json()
     case .sample(let tMs, let vector):
         return Reply.sample(tMs: tMs, vector: vector)
+    case .baseSample(let tMs, let vector):
+        return Reply.baseSample(tMs: tMs, vector: vector)
     case .status(let status, let seq):
         return status.json(seq: seq, limit: .max)
     case .sensor(let message):
