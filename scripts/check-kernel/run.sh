@@ -45,7 +45,7 @@ fail() {
 }
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap, and files owned by root in the guest)"
-for tool in qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio gcc:gcc dpkg-deb:dpkg; do
+for tool in qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio gcc:gcc dpkg-deb:dpkg pkg-config:pkg-config; do
     command -v "${tool%%:*}" >/dev/null || fail "${tool%%:*} is missing (Debian: ${tool#*:})"
 done
 
@@ -102,15 +102,16 @@ if [ ! -f "$base/.complete" ] || [ "$(cat "$base/.complete")" != "$key" ]; then
     done
     cp -a "$kdir/tree/lib/modules/$kver"/modules.builtin* "$kdir/tree/lib/modules/$kver/modules.order" "$mods/"
     chroot "$base.tmp" depmod "$kver" || fail "depmod for $kver"
-    for m in uhid hid_sensor_hub hid_sensor_accel_3d hid_sensor_als hid_sensor_prox uinput; do
-        chroot "$base.tmp" modprobe -S "$kver" --show-depends "$m" >/dev/null 2>&1 || fail "module $m is missing from the guest"
-    done
     # A root on the initramfs: nothing to mount, nothing to check.
     : >"$base.tmp/etc/fstab"
     echo orientd-kernel >"$base.tmp/etc/hostname"
     echo "$key" >"$base.tmp/.complete"
     mv "$base.tmp" "$base"
 fi
+# The modules the checks load, in the root (cached or new).
+for m in uhid hid_sensor_hub hid_sensor_accel_3d hid_sensor_als hid_sensor_prox uinput i2c_stub i2c_dev bmc150_accel_i2c; do
+    chroot "$base" modprobe -S "$kver" --show-depends "$m" >/dev/null 2>&1 || fail "module $m is missing from the guest"
+done
 if [ ! -f "$work/base.cpio" ] || [ "$base/.complete" -nt "$work/base.cpio" ]; then
     echo "check-kernel: packing $base into base.cpio"
     (cd "$base" && find . -mindepth 1 ! -name .complete ! -name .debootstrapped | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) \
@@ -133,8 +134,14 @@ if [ -d "$layer/lib" ]; then
 fi
 mkdir -p "$layer/usr/local/bin" "$layer/usr/local/sbin" "$layer/etc/systemd/system/multi-user.target.wants" \
     "$layer/etc/systemd/system/sockets.target.wants" "$layer/etc/orientd"
-gcc -static -O2 -Wall -Wextra -Werror -o "$layer/usr/local/bin/hid-sensor-hub" "$repo/Tests/kernel/hid-sensor-hub.c" \
-    || fail "Tests/kernel/hid-sensor-hub.c does not build"
+# The emulated devices and the test's tools: static but for evdev-probe, which
+# is there to see what libevdev (the guest's libevdev2, as orientd's) sees.
+for prog in hid-sensor-hub uinput-sensors smbus-regs; do
+    gcc -static -O2 -Wall -Wextra -Werror -o "$layer/usr/local/bin/$prog" "$repo/Tests/kernel/$prog.c" \
+        || fail "Tests/kernel/$prog.c does not build"
+done
+gcc -O2 -Wall -Wextra -Werror -o "$layer/usr/local/bin/evdev-probe" "$repo/Tests/kernel/evdev-probe.c" \
+    $(pkg-config --cflags --libs libevdev) || fail "Tests/kernel/evdev-probe.c does not build (Debian: libevdev-dev)"
 install -m 0755 "$repo/Tests/kernel/inside.sh" "$layer/usr/local/sbin/orientd-kernel-check"
 cat >"$layer/etc/systemd/system/orientd-kernel-check.service" <<'EOF'
 [Unit]
