@@ -275,6 +275,140 @@ else
     fail "after hotplug and rebind: status $mode; orientd: $(journal | grep -E 'no buffered capture|buffered capture started|polling' | oneline)"
 fi
 
+# 10. Hotplug while idle: the hub destroyed and created again while nobody
+# wants the accelerometer. orientd follows the device without capturing from
+# it (no capture starts), and once udev is done its threads wake only for the
+# watchdog over 10 s. Then a client gets the reading the hub was given while
+# idle. The kernel's power states for the new accelerometer are noted: a
+# sysfs read of in_accel_*_raw powers a HID sensor up for a few seconds.
+wait_for 20 accel_off
+captures_before=$(journal | grep -c -E "buffered capture started|sampling at")
+gone_before=$(journal | grep -c "gone; sensor absent")
+found_before=$(journal | grep -c "accelerometer: iio:device.* (accel_3d)")
+send quit
+wait "$hub"
+wait_for 15 sh -c "[ \$(journalctl -u orientd.service -o cat --no-pager | grep -c 'gone; sensor absent') -gt $gone_before ]"
+hub_mark=$(wc -l <"$hub_log")
+start_hub
+wait_for 20 iio_by_name accel_3d
+udevadm settle -t 10
+dev=$(iio_by_name accel_3d)
+wait_for 15 sh -c "[ \$(journalctl -u orientd.service -o cat --no-pager | grep -c 'accelerometer: iio:device.* (accel_3d)') -gt $found_before ]"
+found=$(journal | grep "accelerometer: iio:device.* (accel_3d)" | tail -1)
+# Left-up, given while idle: the hub keeps it for the next read or report.
+send "accel 0 -1000 0"
+sleep 2
+ping_before=$(systemctl show -P WatchdogTimestampMonotonic orientd.service)
+before=$(switches)
+sleep 10
+after=$(switches)
+ping_after=$(systemctl show -P WatchdogTimestampMonotonic orientd.service)
+pings=$([ "$ping_before" = "$ping_after" ] && echo 0 || echo 1)
+wakeups=$((after - before))
+captures_idle=$(journal | grep -c -E "buffered capture started|sampling at")
+powered=$(tail -n +"$((hub_mark + 1))" "$hub_log" | grep ' accel power ' | cut -d' ' -f4- | oneline)
+raw_reads=$(tail -n +"$((hub_mark + 1))" "$hub_log" | grep -E ' (accel|light|prox) reads ' | cut -d' ' -f2- | oneline)
+got=$(timeout 20 orientctl get 2>&1 | cut -d' ' -f1)
+captures_after=$(journal | grep -c -E "buffered capture started|sampling at")
+if [ -n "$found" ] && [ "$captures_idle" = "$captures_before" ] && [ "$wakeups" -le $((2 * pings)) ] && [ "$got" = left-up ] \
+    && [ "$captures_after" -gt "$captures_idle" ] && [ "$(systemctl show -P MainPID orientd.service)" = "$pid" ]; then
+    pass "hotplug while idle: orientd followed the new $(basename "$dev") ('${found#*: }') without capturing from it, $wakeups context switches in 10 s after ($pings watchdog ping), same PID; then orientctl get: $got; the kernel's power states for the new accelerometer: ${powered:-none}; raw reads the hub answered meanwhile: ${raw_reads:-none}"
+else
+    fail "hotplug while idle: found '$found'; captures $captures_before -> $captures_idle while idle -> $captures_after after a client; $wakeups context switches in 10 s ($pings pings); orientctl get '$got'; PID $(systemctl show -P MainPID orientd.service) (was $pid); power states: $powered; $(journal | tail -4 | oneline)"
+fi
+
+# 11. Side by side on the same driver: the same turns read by orientd and
+# then by iio-sensor-proxy through the same D-Bus client (monitor-sensor,
+# every line stamped as it arrives), each daemon alone on the bus name.
+# Recorded: the turns each published and the latency from the write to the
+# hub (bash's EPOCHREALTIME, the clock the stamps use) to the signal, median
+# and p95, and their ratios: under TCG an absolute time means little, a ratio
+# from one run does. BENCH lines carry the kernel_* keys (run.sh writes them to
+# .build/check-kernel/run/bench.json). Passes when each daemon published every
+# turn, in order.
+side_turns="0 -1000 0:left-up 1000 0 0:bottom-up 0 1000 0:right-up -1000 0 0:normal"
+side_turns="$side_turns $side_turns"
+stamp() { local line; while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done; }
+# side_by_side NAME: monitor-sensor through the turns; prints "SEQUENCE;LATENCIES-MS".
+side_by_side() {
+    local log fifo mon stamper seq="" lat="" t0 n want line t1 x y z
+    # shellcheck disable=SC2086
+    log=$(mktemp)
+    fifo=$(mktemp -u)
+    mkfifo "$fifo"
+    stamp <"$fifo" >"$log" &
+    stamper=$!
+    stdbuf -oL monitor-sensor >"$fifo" 2>&1 &
+    mon=$!
+    if ! wait_for 30 grep -q "=== Has accelerometer" "$log"; then
+        kill "$mon" 2>/dev/null
+        wait "$mon" "$stamper" 2>/dev/null
+        echo "(no accelerometer: $(cut -d' ' -f2- "$log" | oneline));"
+        return
+    fi
+    send "accel -1000 0 0"
+    wait_for 15 sh -c "grep -E 'orientation changed|Has accelerometer' '$log' | tail -n 1 | grep -q 'normal'"
+    set -- $side_turns
+    while [ $# -ge 3 ]; do
+        x=$1 y=$2 z=${3%%:*} want=${3#*:}
+        shift 3
+        n=$(grep -c "orientation changed: $want\$" "$log")
+        t0=$EPOCHREALTIME
+        send "accel $x $y $z"
+        if wait_for 15 sh -c "[ \$(grep -c 'orientation changed: $want\$' '$log') -gt $n ]"; then
+            line=$(grep "orientation changed: $want\$" "$log" | sed -n "$((n + 1))p")
+            t1=${line%% *}
+            seq="$seq $want"
+            lat="$lat $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) * 1000 }')"
+        else
+            seq="$seq (no $want)"
+        fi
+    done
+    kill "$mon" 2>/dev/null
+    wait "$mon" "$stamper" 2>/dev/null
+    rm -f "$fifo"
+    echo "${seq# };${lat# }"
+}
+# median and p95 (nearest rank) of the numbers given.
+percentile() { tr ' ' '\n' | grep . | sort -g | awk -v p="$1" '{ v[NR] = $1 } END { if (NR == 0) { print "null"; exit } i = int(p * NR + 0.999999); if (i < 1) i = 1; if (i > NR) i = NR; print v[i] }'; }
+expected=$(set -- $side_turns; while [ $# -ge 3 ]; do printf ' %s' "${3#*:}"; shift 3; done)
+expected=${expected# }
+ours=$(side_by_side orientd)
+# iio-sensor-proxy runs on its own (its unit stays masked: systemd refuses two
+# units with the same BusName=), as root, as its unit would run it, once
+# orientd and its socket are stopped.
+systemctl stop orientd.socket orientd.service
+owned() { dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.NameHasOwner string:net.hadess.SensorProxy | grep -q 'boolean true'; }
+peer_log=/run/iio-sensor-proxy.log
+/usr/sbin/iio-sensor-proxy >"$peer_log" 2>&1 &
+peer_pid=$!
+peer_started=no
+wait_for 15 owned && peer_started=yes
+peer=$(side_by_side iio-sensor-proxy)
+kill "$peer_pid" 2>/dev/null
+wait "$peer_pid" 2>/dev/null
+wait_for 10 sh -c "! dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.NameHasOwner string:net.hadess.SensorProxy | grep -q 'boolean true'"
+systemctl start orientd.socket
+ours_lat=${ours#*;} peer_lat=${peer#*;}
+ours_med=$(echo "$ours_lat" | percentile 0.5) ours_p95=$(echo "$ours_lat" | percentile 0.95)
+peer_med=$(echo "$peer_lat" | percentile 0.5) peer_p95=$(echo "$peer_lat" | percentile 0.95)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "null" || b == "null" || b == 0) print "null"; else printf "%.2f", a / b }'; }
+med_ratio=$(ratio "$ours_med" "$peer_med")
+p95_ratio=$(ratio "$ours_p95" "$peer_p95")
+json_list() { echo "$1" | awk '{ printf "["; for (i = 1; i <= NF; i++) printf "%s\"%s\"", (i > 1 ? ", " : ""), $i; printf "]" }'; }
+json_nums() { echo "$1" | awk '{ printf "["; for (i = 1; i <= NF; i++) printf "%s%s", (i > 1 ? ", " : ""), $i; printf "]" }'; }
+report "BENCH \"kernel_step_latency_median_ratio_vs_peer\": $med_ratio"
+report "BENCH \"kernel_step_latency_p95_ratio_vs_peer\": $p95_ratio"
+report "BENCH \"kernel_turns_orientd\": $(json_list "${ours%%;*}")"
+report "BENCH \"kernel_turns_peer\": $(json_list "${peer%%;*}")"
+report "BENCH \"kernel_step_latency_ms_orientd\": $(json_nums "$ours_lat")"
+report "BENCH \"kernel_step_latency_ms_peer\": $(json_nums "$peer_lat")"
+if [ "${ours%%;*}" = "$expected" ] && [ "${peer%%;*}" = "$expected" ] && [ "$peer_started" = yes ]; then
+    pass "side by side on hid-sensor-accel-3d, $(echo "$expected" | wc -w) turns each through monitor-sensor: orientd and iio-sensor-proxy published the same turns; latency median ${ours_med} ms vs ${peer_med} ms (ratio $med_ratio), p95 ${ours_p95} ms vs ${peer_p95} ms (ratio $p95_ratio) under TCG"
+else
+    fail "side by side: expected '$expected'; orientd '${ours%%;*}'; iio-sensor-proxy (on the bus: $peer_started) '${peer%%;*}'; its log: $(tail -3 "$peer_log" | oneline)"
+fi
+
 send quit
 wait "$hub"
 
@@ -334,7 +468,7 @@ turns() {
 }
 uaccel() { usend accel "$@"; }
 
-# 10. With no IIO accelerometer (the hub is gone), udev's rule starts orientd
+# 12. With no IIO accelerometer (the hub is gone), udev's rule starts orientd
 # on the input accelerometer, which orientd reads through evdev with the
 # axes' resolution as the scale.
 : >"$ulog"
@@ -360,7 +494,7 @@ else
     fail "uinput-sensors made no accelerometer: $(oneline <"$ulog"); $(dmesg | tail -3 | oneline)"
 fi
 
-# 11. Four turns from the input accelerometer through the socket (orientctl
+# 13. Four turns from the input accelerometer through the socket (orientctl
 # watch), read as evdev events, the scale from the axes' resolution.
 watch_log=$(mktemp)
 orientctl watch >"$watch_log" 2>&1 &
@@ -381,7 +515,7 @@ else
     fail "input accelerometer, four turns:$seen; watch: $(oneline <"$watch_log"); get '$got'; status $mode; '$units'"
 fi
 
-# 12. The same four turns through D-Bus (monitor-sensor, which claims the
+# 14. The same four turns through D-Bus (monitor-sensor, which claims the
 # accelerometer).
 monitor_log=$(mktemp)
 stdbuf -oL monitor-sensor >"$monitor_log" 2>&1 &
@@ -400,7 +534,7 @@ fi
 kill "$monitor" 2>/dev/null
 wait "$monitor" 2>/dev/null
 
-# 13. Proximity from the SW_FRONT_PROXIMITY switch through D-Bus: the state at
+# 15. Proximity from the SW_FRONT_PROXIMITY switch through D-Bus: the state at
 # the daemon's start is the kernel's (set near while orientd was stopped, so
 # no event of it reached orientd), then far and near as events, and the
 # sensor's removal reads as gone.
@@ -441,7 +575,7 @@ else
     fail "uinput-sensors made no proximity switch: $(tail -3 "$ulog" | oneline)"
 fi
 
-# 14. The tablet-mode switch (as intel-vbtn's "Intel Virtual Switches"), for
+# 16. The tablet-mode switch (as intel-vbtn's "Intel Virtual Switches"), for
 # the tablet-mode work: orientd does not read it yet, so this checks the device
 # only: created, SW_TABLET_MODE as libevdev sees it, its state following each
 # toggle (EVIOCGSW through libevdev), and the toggles arriving as events.
@@ -514,7 +648,7 @@ stub_accel() {
     smbus-regs "$stub_bus" "$stub_addr" $regs
 }
 
-# 15. The input accelerometer removed, a bmc150_accel on i2c-stub: orientd
+# 17. The input accelerometer removed, a bmc150_accel on i2c-stub: orientd
 # polls it through four turns made by changing the chip's data registers, and
 # orientctl status names the device and the driver.
 usend remove accel

@@ -196,6 +196,16 @@ if ! grep -q '^\(ALL PASSED\|SOME FAILED\)' "$run/results.log"; then
 fi
 grep -v '^JOURNAL ' "$run/results.log" | sed 's/^/  /'
 sed -n 's/^JOURNAL //p' "$run/results.log" >"$run/journal.log"
+# The side-by-side figures (kernel_* keys; scripts/bench/README.md), as JSON.
+if grep -q '^BENCH ' "$run/results.log"; then
+    {
+        echo "{"
+        echo "  \"kernel_version\": \"$kver\","
+        sed -n 's/^BENCH /  /p' "$run/results.log" | sed '$!s/$/,/'
+        echo "}"
+    } >"$run/bench.json"
+    echo "check-kernel: the side-by-side figures are in $run/bench.json"
+fi
 if grep -q '^FAIL' "$run/results.log" || ! grep -q '^ALL PASSED' "$run/results.log"; then
     fail "$(grep -c '^FAIL' "$run/results.log") failed (console: $run/console.log; orientd's journal: $run/journal.log)"
 fi
