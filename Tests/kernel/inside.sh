@@ -664,11 +664,13 @@ if [ -n "$stub_bus" ] && wait_for 5 test -c "/dev/i2c-$stub_bus" && smbus-regs "
     idev=$(iio_by_name bmc150_accel)
     idriver=$(basename "$(readlink -f "$idev/../driver")")
     wait_for 20 sh -c "orientctl --json status | grep -q '\"device\":\"$(basename "$idev")\"'"
+    # Read while nobody is listening: the driver answers EBUSY while its
+    # buffer is enabled, which orientd tries for 500 ms at each claim.
+    raw_y=$(cat "$idev/in_accel_y_raw" 2>&1)
     watch_log=$(mktemp)
     orientctl watch >"$watch_log" 2>&1 &
     watcher=$!
     wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^normal'"
-    raw_y=$(cat "$idev/in_accel_y_raw")
     turn_setter=stub_accel
     turn_pattern='^%s'
     seen=$(turns "$watch_log")

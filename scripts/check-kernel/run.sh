@@ -3,12 +3,15 @@
 # in QEMU (TCG) with a debootstrapped Debian 12 as its initramfs root, the
 # project installed into it (`make install DESTDIR=… PREFIX=/usr`, done by the
 # Makefile before this script), and lets a oneshot unit inside
-# (Tests/kernel/inside.sh) drive a HID sensor hub made through /dev/uhid
-# (Tests/kernel/hid-sensor-hub.c): the kernel's hid-sensor-hub and
-# hid-sensor-accel-3d bind to it, udev tags it, systemd starts orientd on the
-# udev rule. Each check prints PASS or FAIL on the guest's second serial port;
-# the guest powers itself off. Exits 1 on any miss, and 1 with the reason when
-# it cannot run at all (no QEMU, no kernel package): it never skips.
+# (Tests/kernel/inside.sh) drive emulated hardware: a HID sensor hub made
+# through /dev/uhid (Tests/kernel/hid-sensor-hub.c), which the kernel's
+# hid-sensor-hub and hid-sensor-accel-3d bind to (udev tags it, systemd starts
+# orientd on the udev rule); input devices made through /dev/uinput
+# (Tests/kernel/uinput-sensors.c); a bmc150 accelerometer on i2c-stub. Each
+# check prints PASS or FAIL on the guest's second serial port; the guest
+# powers itself off. Exits 1 on any miss, and 1 with the reason when it cannot
+# run at all (no QEMU, no kernel package): it never skips. The side-by-side
+# figures (kernel_* keys) go to .build/check-kernel/run/bench.json.
 #
 #   scripts/check-kernel/run.sh STAGED_TREE
 #
@@ -176,7 +179,7 @@ cat "$work/base.cpio" "$run/layer.cpio" >"$run/initrd"
 # gives hid-sensor-accel-3d a mount matrix.
 smp=${CHECK_KERNEL_SMP:-2}
 limit=${CHECK_KERNEL_TIMEOUT:-540}
-echo "check-kernel: booting $kver under QEMU (TCG, $smp vCPUs; about a minute or two)"
+echo "check-kernel: booting $kver under QEMU (TCG, $smp vCPUs; about four minutes)"
 started=$(date +%s)
 status=0
 timeout "$limit" qemu-system-x86_64 -nodefaults -no-user-config -nographic \
