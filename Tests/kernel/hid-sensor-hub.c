@@ -27,7 +27,9 @@
  *   T accel power D0 reporting all-events interval 100   (on a feature change)
  *   T accel sent X Y Z   (each input report from a command; periodic ones are counted)
  *   T accel periodic N   (running count, at most once a second)
- *   T get feature|input REPORT-ID | T set feature REPORT-ID
+ *   T accel reads N      (running count of input reports read by GET_REPORT,
+ *                        that is sysfs in_*_raw reads; at most once a second,
+ *                        and always for the first read after a quiet second)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -137,12 +139,15 @@ struct sensor {
     int32_t values[3];
     int nvalues, value_bytes;
     uint64_t next_due, periodic, last_count_print;
+    /* input reports read by GET_REPORT (a sysfs in_*_raw read), and when the
+     * running count was last printed */
+    uint64_t reads, last_read_print;
 };
 
 static struct sensor sensors[] = {
-    {"accel", 1, 1, 1, 2, 100, 0, {0, 0, 1000}, 3, 4, 0, 0, 0},
-    {"light", 2, 1, 1, 2, 100, 0, {300}, 1, 4, 0, 0, 0},
-    {"prox", 3, 1, 1, 2, 100, 0, {0}, 1, 1, 0, 0, 0},
+    {"accel", 1, 1, 1, 2, 100, 0, {0, 0, 1000}, 3, 4, 0, 0, 0, 0, 0},
+    {"light", 2, 1, 1, 2, 100, 0, {300}, 1, 4, 0, 0, 0, 0, 0},
+    {"prox", 3, 1, 1, 2, 100, 0, {0}, 1, 1, 0, 0, 0, 0, 0},
 };
 #define NSENSORS (sizeof sensors / sizeof sensors[0])
 
@@ -299,6 +304,13 @@ static void handle_uhid(void)
             reply.u.get_report_reply.size = (uint16_t)feature_report(s, reply.u.get_report_reply.data);
         } else {
             reply.u.get_report_reply.size = (uint16_t)input_report(s, reply.u.get_report_reply.data);
+            /* The first read after a second without any is always printed. */
+            uint64_t now = now_us();
+            s->reads++;
+            if (now - s->last_read_print >= 1000000) {
+                say("%s reads %llu", s->name, (unsigned long long)s->reads);
+                s->last_read_print = now;
+            }
         }
         write_event(&reply);
         break;

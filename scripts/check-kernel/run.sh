@@ -3,12 +3,15 @@
 # in QEMU (TCG) with a debootstrapped Debian 12 as its initramfs root, the
 # project installed into it (`make install DESTDIR=… PREFIX=/usr`, done by the
 # Makefile before this script), and lets a oneshot unit inside
-# (Tests/kernel/inside.sh) drive a HID sensor hub made through /dev/uhid
-# (Tests/kernel/hid-sensor-hub.c): the kernel's hid-sensor-hub and
-# hid-sensor-accel-3d bind to it, udev tags it, systemd starts orientd on the
-# udev rule. Each check prints PASS or FAIL on the guest's second serial port;
-# the guest powers itself off. Exits 1 on any miss, and 1 with the reason when
-# it cannot run at all (no QEMU, no kernel package): it never skips.
+# (Tests/kernel/inside.sh) drive emulated hardware: a HID sensor hub made
+# through /dev/uhid (Tests/kernel/hid-sensor-hub.c), which the kernel's
+# hid-sensor-hub and hid-sensor-accel-3d bind to (udev tags it, systemd starts
+# orientd on the udev rule); input devices made through /dev/uinput
+# (Tests/kernel/uinput-sensors.c); a bmc150 accelerometer on i2c-stub. Each
+# check prints PASS or FAIL on the guest's second serial port; the guest
+# powers itself off. Exits 1 on any miss, and 1 with the reason when it cannot
+# run at all (no QEMU, no kernel package): it never skips. The side-by-side
+# figures (kernel_* keys) go to .build/check-kernel/run/bench.json.
 #
 #   scripts/check-kernel/run.sh STAGED_TREE
 #
@@ -45,7 +48,7 @@ fail() {
 }
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap, and files owned by root in the guest)"
-for tool in qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio gcc:gcc dpkg-deb:dpkg; do
+for tool in qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio gcc:gcc dpkg-deb:dpkg pkg-config:pkg-config; do
     command -v "${tool%%:*}" >/dev/null || fail "${tool%%:*} is missing (Debian: ${tool#*:})"
 done
 
@@ -102,15 +105,16 @@ if [ ! -f "$base/.complete" ] || [ "$(cat "$base/.complete")" != "$key" ]; then
     done
     cp -a "$kdir/tree/lib/modules/$kver"/modules.builtin* "$kdir/tree/lib/modules/$kver/modules.order" "$mods/"
     chroot "$base.tmp" depmod "$kver" || fail "depmod for $kver"
-    for m in uhid hid_sensor_hub hid_sensor_accel_3d hid_sensor_als hid_sensor_prox uinput; do
-        chroot "$base.tmp" modprobe -S "$kver" --show-depends "$m" >/dev/null 2>&1 || fail "module $m is missing from the guest"
-    done
     # A root on the initramfs: nothing to mount, nothing to check.
     : >"$base.tmp/etc/fstab"
     echo orientd-kernel >"$base.tmp/etc/hostname"
     echo "$key" >"$base.tmp/.complete"
     mv "$base.tmp" "$base"
 fi
+# The modules the checks load, in the root (cached or new).
+for m in uhid hid_sensor_hub hid_sensor_accel_3d hid_sensor_als hid_sensor_prox uinput i2c_stub i2c_dev bmc150_accel_i2c; do
+    chroot "$base" modprobe -S "$kver" --show-depends "$m" >/dev/null 2>&1 || fail "module $m is missing from the guest"
+done
 if [ ! -f "$work/base.cpio" ] || [ "$base/.complete" -nt "$work/base.cpio" ]; then
     echo "check-kernel: packing $base into base.cpio"
     (cd "$base" && find . -mindepth 1 ! -name .complete ! -name .debootstrapped | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) \
@@ -133,8 +137,14 @@ if [ -d "$layer/lib" ]; then
 fi
 mkdir -p "$layer/usr/local/bin" "$layer/usr/local/sbin" "$layer/etc/systemd/system/multi-user.target.wants" \
     "$layer/etc/systemd/system/sockets.target.wants" "$layer/etc/orientd"
-gcc -static -O2 -Wall -Wextra -Werror -o "$layer/usr/local/bin/hid-sensor-hub" "$repo/Tests/kernel/hid-sensor-hub.c" \
-    || fail "Tests/kernel/hid-sensor-hub.c does not build"
+# The emulated devices and the test's tools: static but for evdev-probe, which
+# is there to see what libevdev (the guest's libevdev2, as orientd's) sees.
+for prog in hid-sensor-hub uinput-sensors smbus-regs; do
+    gcc -static -O2 -Wall -Wextra -Werror -o "$layer/usr/local/bin/$prog" "$repo/Tests/kernel/$prog.c" \
+        || fail "Tests/kernel/$prog.c does not build"
+done
+gcc -O2 -Wall -Wextra -Werror -o "$layer/usr/local/bin/evdev-probe" "$repo/Tests/kernel/evdev-probe.c" \
+    $(pkg-config --cflags --libs libevdev) || fail "Tests/kernel/evdev-probe.c does not build (Debian: libevdev-dev)"
 install -m 0755 "$repo/Tests/kernel/inside.sh" "$layer/usr/local/sbin/orientd-kernel-check"
 cat >"$layer/etc/systemd/system/orientd-kernel-check.service" <<'EOF'
 [Unit]
@@ -169,7 +179,7 @@ cat "$work/base.cpio" "$run/layer.cpio" >"$run/initrd"
 # gives hid-sensor-accel-3d a mount matrix.
 smp=${CHECK_KERNEL_SMP:-2}
 limit=${CHECK_KERNEL_TIMEOUT:-540}
-echo "check-kernel: booting $kver under QEMU (TCG, $smp vCPUs; about a minute or two)"
+echo "check-kernel: booting $kver under QEMU (TCG, $smp vCPUs; about four minutes)"
 started=$(date +%s)
 status=0
 timeout "$limit" qemu-system-x86_64 -nodefaults -no-user-config -nographic \
@@ -189,6 +199,16 @@ if ! grep -q '^\(ALL PASSED\|SOME FAILED\)' "$run/results.log"; then
 fi
 grep -v '^JOURNAL ' "$run/results.log" | sed 's/^/  /'
 sed -n 's/^JOURNAL //p' "$run/results.log" >"$run/journal.log"
+# The side-by-side figures (kernel_* keys; scripts/bench/README.md), as JSON.
+if grep -q '^BENCH ' "$run/results.log"; then
+    {
+        echo "{"
+        echo "  \"kernel_version\": \"$kver\","
+        sed -n 's/^BENCH /  /p' "$run/results.log" | sed '$!s/$/,/'
+        echo "}"
+    } >"$run/bench.json"
+    echo "check-kernel: the side-by-side figures are in $run/bench.json"
+fi
 if grep -q '^FAIL' "$run/results.log" || ! grep -q '^ALL PASSED' "$run/results.log"; then
     fail "$(grep -c '^FAIL' "$run/results.log") failed (console: $run/console.log; orientd's journal: $run/journal.log)"
 fi
