@@ -693,6 +693,40 @@ else
     fail "no bmc150_accel on i2c-stub (bus '$stub_bus'): $(dmesg | grep -i -E 'i2c|bmc150' | tail -5 | oneline)"
 fi
 
+# 18. Tablet mode from the kernel's switch while the HID accelerometer turns:
+# the hub again, the SW_TABLET_MODE device in laptop mode; the sensor turned
+# left-up leaves the screen natural; the switch on turns it at once, off
+# brings it back; status names the switch.
+start_hub
+if wait_for 20 iio_by_name accel_3d && tablet_mode_switch create; then
+    udevadm settle -t 10
+    watch_log=$(mktemp)
+    orientctl watch >"$watch_log" 2>&1 &
+    watcher=$!
+    send "accel -1000 0 0"
+    wait_for 20 last_line_matches "$watch_log" '^normal .*laptop mode, auto-rotate tablet-mode'
+    send "accel 0 -1000 0"
+    held=no; folded=no; unfolded=no
+    wait_for 20 last_line_matches "$watch_log" '^normal \(physical left-up.*laptop mode' && held=yes
+    tablet_mode_switch on
+    wait_for 15 last_line_matches "$watch_log" '^left-up \(physical left-up.*tablet mode' && folded=yes
+    tablet_mode_switch off
+    wait_for 15 last_line_matches "$watch_log" '^normal \(physical left-up.*laptop mode' && unfolded=yes
+    tstatus=$(orientctl --json status 2>&1 | grep -o '"tablet_mode":{[^}]*}')
+    kill "$watcher" 2>/dev/null
+    wait "$watcher" 2>/dev/null
+    if [ "$held$folded$unfolded" = yesyesyes ] && [[ "$tstatus" == *'"source":"switch"'* ]] && [[ "$tstatus" == *"\"device\":\"$(basename "$TABLET_NODE")\""* ]]; then
+        pass "tablet mode from SW_TABLET_MODE ($TABLET_NODE) with hid-sensor-accel-3d turning: laptop held normal while the sensor was left-up, the switch on turned the screen to left-up, off back to normal; orientctl watch printed: $(cut -d'(' -f1,2 "$watch_log" | cut -d, -f1 | oneline); status: $tstatus"
+    else
+        fail "tablet mode from SW_TABLET_MODE: held $held, folded $folded, unfolded $unfolded; watch: $(tail -n 4 "$watch_log" | oneline); status: $tstatus; $(journal | grep -i 'tablet' | tail -4 | oneline)"
+    fi
+    tablet_mode_switch remove
+else
+    fail "tablet mode: no accel_3d or no switch device: $(tail -3 "$hub_log" | oneline); $(tail -3 "$ulog" | oneline)"
+fi
+send quit
+wait "$hub" 2>/dev/null
+
 usend quit
 wait "$uinput"
 finish
