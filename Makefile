@@ -36,7 +36,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check check-boot check-kernel check-trixie test bench traces clean install uninstall fuzz soak check-sanitize
+.PHONY: all deps build run check check-boot check-kernel check-trixie test bench traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64
 
 all: build
 
@@ -139,6 +139,16 @@ check-trixie: DEBIAN_DEPS += debootstrap
 check-trixie: deps
 	SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/trixie/run.sh
 
+# orientd's Debian package (debian/, docs/packaging.md), built by
+# scripts/trixie/deb.sh with Debian 13's swiftlang in check-trixie's root
+# (debhelper, dpkg-dev, lintian and the Build-Depends added when missing):
+# dpkg-buildpackage -b (the release build, the package's smoke test), a check
+# that the build wrote nothing outside its tree, and trixie's lintian, which
+# must report no error and no warning. The .deb goes to .build/deb/.
+deb: DEBIAN_DEPS += debootstrap git
+deb: deps
+	scripts/trixie/deb.sh
+
 # Benchmarks: figures, not pass/fail tests. Classifier throughput, fan-out,
 # idle wakeups, and orientd side by side with iio-sensor-proxy on the same
 # umockdev-faked accelerometer (ratios measured in one run). Prints a table and
@@ -181,7 +191,16 @@ traces: build
 # example. Installed into the running system (no DESTDIR), it also creates the
 # orientd user; the next steps are in orientd(8), NOTES.
 install: deps
+	$(MAKE) --no-print-directory release
+	$(MAKE) --no-print-directory install-files
+
+# The release build `make install` installs (static Swift runtime), alone.
+release:
 	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
+
+# What `make install` copies, from .build/release, without building and without
+# installing Debian packages: debian/rules runs it after its own release build.
+install-files:
 	mkdir -p $(STAGE)
 	sed -e 's|^ExecStart=/usr/local/sbin/orientd$$|ExecStart=$(SBINDIR)/orientd|' systemd/orientd.service > $(STAGE)/orientd.service
 	sed -e 's|/usr/local/bin/orientctl|$(BINDIR)/orientctl|g' systemd/orientd-follow.service > $(STAGE)/orientd-follow.service
