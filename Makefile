@@ -113,6 +113,16 @@ check-boot: deps
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/check-boot/stage PREFIX=/usr
 	scripts/check-boot/run.sh $(CURDIR)/.build/check-boot/stage
 
+# The same boot on Debian 13 with the package (scripts/check-boot/run.sh
+# --deb): a minimal trixie (debootstrapped once, cached in
+# .build/check-boot/trixie/base), `apt-get install ./orientd_….deb` from make
+# deb, what its maintainer scripts did (the orientd user, the socket enabled,
+# the service not), then booted with systemd-nspawn for check-boot's checks
+# under systemd 257. Fails, never skips, where it cannot run.
+check-boot-trixie: DEBIAN_DEPS += debootstrap systemd-container
+check-boot-trixie: deb
+	SUITE=trixie scripts/check-boot/run.sh --deb "$$(ls .build/deb/orientd_*_amd64.deb)"
+
 # orientd on Linux's own drivers (scripts/check-kernel/run.sh): Debian 12's
 # kernel booted under QEMU (TCG) with a debootstrapped Debian 12 as its
 # initramfs root (cached in .build/check-kernel) and `make install DESTDIR=…

@@ -100,5 +100,6 @@ unshare --mount --propagation private sh -c '
 ' "$name" "$root" "$out" "$inside" || status=$?
 [ "$status" = 0 ] || { echo "$name: FAILED (logs in $out)" >&2; exit 1; }
 mv "$out"/src/orientd*_"$version"_*.deb "$out"/src/orientd_"$version"_*.changes "$out"/src/orientd_"$version"_*.buildinfo "$out"/
+chown 0:0 "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 echo "$name: ok in $(($(date +%s) - start)) s:"
 ls -l "$out"/*.deb
