@@ -159,6 +159,17 @@ deb: DEBIAN_DEPS += debootstrap git
 deb: deps
 	scripts/trixie/deb.sh
 
+# orientd on arm64, the phones' architecture (scripts/trixie/arm64.sh):
+# cross-compiled in check-trixie's amd64 root with Debian's swiftlang 6.0.3
+# against an arm64 trixie root (debootstrapped through qemu-user, cached in
+# .build/trixie/root-arm64) as the SDK: the static release build and the
+# tests; then, in the arm64 root under qemu-aarch64, the release binaries'
+# smoke test (debian/smoke) and the Swift tests. Mounts binfmt_misc and
+# registers qemu-aarch64 when needed. Too slow for CI (docs/packaging.md).
+check-arm64: DEBIAN_DEPS += debootstrap qemu-user-static
+check-arm64: deps
+	scripts/trixie/arm64.sh
+
 # Benchmarks: figures, not pass/fail tests. Classifier throughput, fan-out,
 # idle wakeups, and orientd side by side with iio-sensor-proxy on the same
 # umockdev-faked accelerometer (ratios measured in one run). Prints a table and
