@@ -36,7 +36,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check check-boot check-kernel check-trixie test bench traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64
+.PHONY: all deps build run check check-boot check-kernel check-trixie test bench traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64
 
 all: build
 
@@ -169,6 +169,14 @@ deb: deps
 check-arm64: DEBIAN_DEPS += debootstrap qemu-user-static
 check-arm64: deps
 	scripts/trixie/arm64.sh
+
+# The arm64 package (scripts/trixie/deb.sh arm64): the release binaries
+# cross-compiled as make check-arm64 does, packaged by dpkg-buildpackage in the
+# arm64 root under qemu-user (debian/rules' ORIENTD_PREBUILT_RELEASE), then
+# lintian there. The .deb goes to .build/deb/arm64/.
+deb-arm64: DEBIAN_DEPS += debootstrap git qemu-user-static
+deb-arm64: deps
+	scripts/trixie/deb.sh arm64
 
 # Benchmarks: figures, not pass/fail tests. Classifier throughput, fan-out,
 # idle wakeups, and orientd side by side with iio-sensor-proxy on the same

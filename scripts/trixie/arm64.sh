@@ -39,16 +39,7 @@ fail() {
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap, chroot, binfmt_misc)"
 command -v debootstrap >/dev/null || fail "debootstrap is missing (Debian: debootstrap)"
-qemu=/usr/libexec/qemu-binfmt/aarch64-binfmt-P
-[ -x "$qemu" ] && [ -f /usr/lib/binfmt.d/qemu-aarch64.conf ] || fail "qemu-user-static is missing (Debian: qemu-user-static)"
-binfmt=/proc/sys/fs/binfmt_misc
-[ -f "$binfmt/register" ] || mount -t binfmt_misc binfmt_misc "$binfmt" || fail "cannot mount binfmt_misc on $binfmt"
-if [ ! -f "$binfmt/qemu-aarch64" ]; then
-    echo "$name: registering qemu-aarch64 with binfmt_misc ($(cat /usr/lib/binfmt.d/qemu-aarch64.conf | cut -d: -f2,8,9))"
-    cat /usr/lib/binfmt.d/qemu-aarch64.conf >"$binfmt/register" || fail "cannot register qemu-aarch64 with binfmt_misc"
-fi
-grep -qx enabled "$binfmt/qemu-aarch64" || fail "binfmt_misc's qemu-aarch64 entry is disabled"
-grep -q '^flags:.*F' "$binfmt/qemu-aarch64" || fail "binfmt_misc's qemu-aarch64 entry lacks the F flag, so it cannot run in a chroot: $(grep flags "$binfmt/qemu-aarch64")"
+trixie_binfmt "$name"
 
 start=$(date +%s)
 trixie_root "$name" "$root" amd64 "$trixie_build_packages"
@@ -115,6 +106,9 @@ for s in $steps; do
     release)
         step "release smoke (qemu)" debian/smoke "$bin/release" ;;
     tests)
+        # The cross build's RUNPATH names the SDK's Swift runtime (/sysroot/…);
+        # here it is the arm64 swiftlang's own.
+        export LD_LIBRARY_PATH=/usr/libexec/swift/lib/swift/linux
         export ORIENTD_BINARY="$bin/debug/orientd" ORIENTCTL_BINARY="$bin/debug/orientctl"
         step "XCTest (qemu)" "$bin/debug/orientdPackageTests.xctest"
         step "swift-testing (qemu)" "$bin/debug/orientdPackageTests.xctest" --testing-library swift-testing ;;

@@ -18,32 +18,54 @@
 # The .deb, .changes and .buildinfo go to .build/deb/. Exits 1 with the reason
 # on any failure; each step's time is printed.
 #
-#   scripts/trixie/deb.sh
+#   scripts/trixie/deb.sh          amd64, in .build/deb/
+#   scripts/trixie/deb.sh arm64    arm64, in .build/deb/arm64/: orientd and
+#                                  orientctl cross-compiled by make
+#                                  check-arm64's release step, packaged in the
+#                                  arm64 root under qemu-user
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/root.sh"
 repo=$(cd "$here/../.." && pwd)
-root="$repo/.build/trixie/root"
-out="$repo/.build/deb"
-name=make-deb
+arch=${1:-amd64}
+case $arch in
+amd64) root="$repo/.build/trixie/root" out="$repo/.build/deb" name=make-deb ;;
+arm64) root="$repo/.build/trixie/root-arm64" out="$repo/.build/deb/arm64" name=make-deb-arm64 ;;
+*) echo "make-deb: the architecture is amd64 or arm64, not $arch" >&2; exit 2 ;;
+esac
 
 [ "$(id -u)" = 0 ] || { echo "$name: needs root (debootstrap, chroot)" >&2; exit 1; }
 command -v debootstrap >/dev/null || { echo "$name: debootstrap is missing (Debian: debootstrap)" >&2; exit 1; }
 command -v git >/dev/null || { echo "$name: git is missing (Debian: git); it lists the files to package" >&2; exit 1; }
 
 start=$(date +%s)
-trixie_root "$name" "$root" amd64 "$trixie_build_packages"
+prebuilt=""
+if [ "$arch" = arm64 ]; then
+    # The binaries cross-compiled by make check-arm64's release step (which
+    # also runs their smoke test under qemu); the packaging runs in the arm64
+    # root under qemu-user.
+    trixie_binfmt "$name"
+    "$here/arm64.sh" release
+    prebuilt="$repo/.build/trixie/arm64/aarch64-unknown-linux-gnu/release"
+fi
+trixie_root "$name" "$root" "$arch" "$trixie_build_packages"
 trixie_apt "$name" "$root" debhelper dpkg-dev lintian
 echo "$name: root ready in $(($(date +%s) - start)) s"
 
 version=$(sed -n '1s/^orientd (\([^)]*\)).*/\1/p' "$repo/debian/changelog")
 [ -n "$version" ] || { echo "$name: no version in the first line of debian/changelog" >&2; exit 1; }
 src="$out/src/orientd-$version"
-rm -rf "$out"
+rm -rf "$out/src" "$out"/orientd*_"$arch".deb "$out"/orientd_*_"$arch".changes "$out"/orientd_*_"$arch".buildinfo
 mkdir -p "$src"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard | xargs -0 -r sh -c 'for f; do [ -e "$f" ] || [ -L "$f" ] && printf "%s\0" "$f"; done' sh \
     | tar --null -T - -c) | tar -C "$src" -x
 mkdir -p "$root/build"
+env=""
+if [ -n "$prebuilt" ]; then
+    mkdir -p "$src/.build/prebuilt"
+    cp "$prebuilt/orientd" "$prebuilt/orientctl" "$src/.build/prebuilt/"
+    env="ORIENTD_PREBUILT_RELEASE=.build/prebuilt"
+fi
 
 inside=$(cat <<INSIDE
 set -eu
@@ -64,7 +86,7 @@ touch /build/.stamp
 sleep 1
 step=\$(date +%s)
 echo "$name: dpkg-buildpackage -b -us -uc (Debian's swiftlang: \$swift)"
-if ! setpriv --reuid orientd-build --regid orientd-build --init-groups env HOME=/nonexistent dpkg-buildpackage -b -us -uc >/build/build.log 2>&1; then
+if ! setpriv --reuid orientd-build --regid orientd-build --init-groups env HOME=/nonexistent $env dpkg-buildpackage -b -us -uc >/build/build.log 2>&1; then
     tail -40 /build/build.log >&2
     echo "$name: dpkg-buildpackage FAILED after \$((\$(date +%s) - step)) s (log: $out/build.log)" >&2
     exit 1

@@ -61,3 +61,20 @@ trixie_apt() {
         exit 1
     }
 }
+
+# trixie_binfmt NAME: makes arm64 binaries run here (in chroots too): mounts
+# binfmt_misc and registers qemu-user-static's qemu-aarch64 with the F flag
+# when they are not there yet; exits 1 with the reason otherwise.
+trixie_binfmt() {
+    _name=$1
+    _qemu=/usr/libexec/qemu-binfmt/aarch64-binfmt-P
+    _binfmt=/proc/sys/fs/binfmt_misc
+    { [ -x "$_qemu" ] && [ -f /usr/lib/binfmt.d/qemu-aarch64.conf ]; } || { echo "$_name: qemu-user-static is missing (Debian: qemu-user-static)" >&2; exit 1; }
+    [ -f "$_binfmt/register" ] || mount -t binfmt_misc binfmt_misc "$_binfmt" || { echo "$_name: cannot mount binfmt_misc on $_binfmt" >&2; exit 1; }
+    if [ ! -f "$_binfmt/qemu-aarch64" ]; then
+        echo "$_name: registering qemu-aarch64 with binfmt_misc"
+        cat /usr/lib/binfmt.d/qemu-aarch64.conf >"$_binfmt/register" || { echo "$_name: cannot register qemu-aarch64 with binfmt_misc" >&2; exit 1; }
+    fi
+    grep -qx enabled "$_binfmt/qemu-aarch64" || { echo "$_name: binfmt_misc's qemu-aarch64 entry is disabled" >&2; exit 1; }
+    grep -q '^flags:.*F' "$_binfmt/qemu-aarch64" || { echo "$_name: binfmt_misc's qemu-aarch64 entry lacks the F flag, so it cannot run in a chroot: $(grep flags "$_binfmt/qemu-aarch64")" >&2; exit 1; }
+}
