@@ -62,9 +62,9 @@ mkdir -p "$src"
 mkdir -p "$root/build"
 env=""
 if [ -n "$prebuilt" ]; then
-    mkdir -p "$src/.build/prebuilt"
-    cp "$prebuilt/orientd" "$prebuilt/orientctl" "$src/.build/prebuilt/"
-    env="ORIENTD_PREBUILT_RELEASE=.build/prebuilt"
+    mkdir -p "$src/.prebuilt"
+    cp "$prebuilt/orientd" "$prebuilt/orientctl" "$src/.prebuilt/"
+    env="ORIENTD_PREBUILT_RELEASE=.prebuilt"  # outside .build, which debian/rules clean removes
 fi
 
 inside=$(cat <<INSIDE
