@@ -36,7 +36,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check check-boot check-kernel check-trixie test bench traces clean install uninstall fuzz soak check-sanitize
+.PHONY: all deps build run check check-boot check-kernel check-trixie test bench traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64
 
 all: build
 
@@ -113,6 +113,16 @@ check-boot: deps
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/check-boot/stage PREFIX=/usr
 	scripts/check-boot/run.sh $(CURDIR)/.build/check-boot/stage
 
+# The same boot on Debian 13 with the package (scripts/check-boot/run.sh
+# --deb): a minimal trixie (debootstrapped once, cached in
+# .build/check-boot/trixie/base), `apt-get install ./orientd_….deb` from make
+# deb, what its maintainer scripts did (the orientd user, the socket enabled,
+# the service not), then booted with systemd-nspawn for check-boot's checks
+# under systemd 257. Fails, never skips, where it cannot run.
+check-boot-trixie: DEBIAN_DEPS += debootstrap systemd-container
+check-boot-trixie: deb
+	SUITE=trixie scripts/check-boot/run.sh --deb "$$(ls .build/deb/orientd_*_amd64.deb)"
+
 # orientd on Linux's own drivers (scripts/check-kernel/run.sh): Debian 12's
 # kernel booted under QEMU (TCG) with a debootstrapped Debian 12 as its
 # initramfs root (cached in .build/check-kernel) and `make install DESTDIR=…
@@ -138,6 +148,35 @@ check-kernel: deps
 check-trixie: DEBIAN_DEPS += debootstrap
 check-trixie: deps
 	SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/trixie/run.sh
+
+# orientd's Debian package (debian/, docs/packaging.md), built by
+# scripts/trixie/deb.sh with Debian 13's swiftlang in check-trixie's root
+# (debhelper, dpkg-dev, lintian and the Build-Depends added when missing):
+# dpkg-buildpackage -b (the release build, the package's smoke test), a check
+# that the build wrote nothing outside its tree, and trixie's lintian, which
+# must report no error and no warning. The .deb goes to .build/deb/.
+deb: DEBIAN_DEPS += debootstrap git
+deb: deps
+	scripts/trixie/deb.sh
+
+# orientd on arm64, the phones' architecture (scripts/trixie/arm64.sh):
+# cross-compiled in check-trixie's amd64 root with Debian's swiftlang 6.0.3
+# against an arm64 trixie root (debootstrapped through qemu-user, cached in
+# .build/trixie/root-arm64) as the SDK: the static release build and the
+# tests; then, in the arm64 root under qemu-aarch64, the release binaries'
+# smoke test (debian/smoke) and the Swift tests. Mounts binfmt_misc and
+# registers qemu-aarch64 when needed. Too slow for CI (docs/packaging.md).
+check-arm64: DEBIAN_DEPS += debootstrap qemu-user-static
+check-arm64: deps
+	scripts/trixie/arm64.sh
+
+# The arm64 package (scripts/trixie/deb.sh arm64): the release binaries
+# cross-compiled as make check-arm64 does, packaged by dpkg-buildpackage in the
+# arm64 root under qemu-user (debian/rules' ORIENTD_PREBUILT_RELEASE), then
+# lintian there. The .deb goes to .build/deb/arm64/.
+deb-arm64: DEBIAN_DEPS += debootstrap git qemu-user-static
+deb-arm64: deps
+	scripts/trixie/deb.sh arm64
 
 # Benchmarks: figures, not pass/fail tests. Classifier throughput, fan-out,
 # idle wakeups, and orientd side by side with iio-sensor-proxy on the same
@@ -181,7 +220,16 @@ traces: build
 # example. Installed into the running system (no DESTDIR), it also creates the
 # orientd user; the next steps are in orientd(8), NOTES.
 install: deps
+	$(MAKE) --no-print-directory release
+	$(MAKE) --no-print-directory install-files
+
+# The release build `make install` installs (static Swift runtime), alone.
+release:
 	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
+
+# What `make install` copies, from .build/release, without building and without
+# installing Debian packages: debian/rules runs it after its own release build.
+install-files:
 	mkdir -p $(STAGE)
 	sed -e 's|^ExecStart=/usr/local/sbin/orientd$$|ExecStart=$(SBINDIR)/orientd|' systemd/orientd.service > $(STAGE)/orientd.service
 	sed -e 's|/usr/local/bin/orientctl|$(BINDIR)/orientctl|g' systemd/orientd-follow.service > $(STAGE)/orientd-follow.service

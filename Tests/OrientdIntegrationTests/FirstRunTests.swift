@@ -65,7 +65,10 @@ struct FirstRunTests {
         #expect(text.contains("constraints:      player: left-up,right-up by client "), "\(text)")
 
         // The same over the protocol, for programs (and a calibration wizard).
-        let reply = try app.request(#"{"op":"status","seq":5}"#)
+        // The app is subscribed: a state may come first (the looping trace
+        // turns on), so the reply is the message with its seq.
+        try app.send(#"{"op":"status","seq":5}"#)
+        let reply = try app.read(until: { $0.seq == 5 }).match
         #expect(reply.type == "status" && reply.seq == 5, "\(reply)")
         let decoded = try DaemonStatus(jsonLine: Array(reply.raw.utf8))
         #expect(decoded.mockTrace == DaemonHarness.trace("demo-rotated-matrix.trace") && decoded.sensorState == .mock)

@@ -1,37 +1,66 @@
 #!/bin/sh
-# `make check-boot`: orientd under a real systemd. Installs orientd (`make install
-# DESTDIR=… PREFIX=/usr`, done by the Makefile before this script) into a
-# minimal Debian 12 root, boots it with systemd-nspawn, and lets a oneshot unit
-# inside (inside.sh) check socket activation, Type=notify readiness, D-Bus
-# activation by name through monitor-sensor, the rotation lock surviving a
-# restart, reload with a good and a bad configuration, the watchdog over a
-# minute, and the seat under real logind (Tests/seat/check-logind-seat.sh, run
-# as a test user's session on seat0 comes and goes); it powers the container
-# off. Exits 1 on any miss, 0 when every check passed, and 0 with a SKIP line
-# only where systemd-nspawn cannot boot here.
+# `make check-boot` and `make check-boot-trixie`: orientd under a real systemd.
+# Installs orientd into a minimal Debian root, boots it with systemd-nspawn, and
+# lets a oneshot unit inside (inside.sh) check socket activation, Type=notify
+# readiness, D-Bus activation by name through monitor-sensor, the rotation
+# lock surviving a restart, reload with a good and a bad configuration, the
+# watchdog over a minute, and the seat under real logind
+# (Tests/seat/check-logind-seat.sh, run as a test user's session on seat0 comes
+# and goes); it powers the container off. Exits 1 on any miss, 0 when every
+# check passed; on Debian 12 only, 0 with a SKIP line where systemd-nspawn
+# cannot boot here (Debian 13's target fails instead).
 #
-#   scripts/check-boot/run.sh STAGED_TREE
+#   scripts/check-boot/run.sh STAGED_TREE          Debian 12, `make install
+#                                                  DESTDIR=… PREFIX=/usr` (done
+#                                                  by the Makefile before this)
+#   SUITE=trixie scripts/check-boot/run.sh --deb ORIENTD.DEB
+#                                                  Debian 13, the package
+#                                                  installed with `apt-get
+#                                                  install ./orientd_….deb`
 #
-# The debootstrapped base is cached in .build/check-boot/base (delete it to
-# rebuild); each run boots a fresh copy of it.
+# With --deb, before booting: what the package's maintainer scripts did in the
+# root (the orientd user and its input membership from sysusers, the socket
+# enabled, the service not enabled) is checked too. The debootstrapped base is
+# cached in .build/check-boot/base (.build/check-boot/trixie/base for Debian
+# 13; delete it to rebuild); each run boots a fresh copy of it.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-staged=${1:?usage: run.sh STAGED_TREE}
-work="$repo/.build/check-boot"
+usage="usage: run.sh STAGED_TREE | SUITE=trixie run.sh --deb ORIENTD.DEB"
+deb=""
+if [ "${1:-}" = --deb ]; then
+    deb=${2:?$usage}
+    [ -f "$deb" ] || { echo "check-boot: no package at $deb" >&2; exit 1; }
+    deb=$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb")
+else
+    staged=${1:?$usage}
+fi
+suite=${SUITE:-bookworm}
+case $suite in
+bookworm) work="$repo/.build/check-boot" unitdir=/lib/systemd/system ;;
+trixie) work="$repo/.build/check-boot/trixie" unitdir=/usr/lib/systemd/system ;;
+*) echo "check-boot: SUITE is bookworm or trixie, not $suite" >&2; exit 2 ;;
+esac
 base="$work/base"
 root="$work/root"
-suite=bookworm
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the root needs beyond minbase: systemd as PID 1, the system bus, and
 # iio-sensor-proxy for its monitor-sensor (the service itself is masked, as the
 # docs tell a user to), pam_systemd so a login opens a logind session, and
 # libevdev, which orientd links (input accelerometers and proximity switches).
 packages=systemd,systemd-sysv,dbus,iio-sensor-proxy,libpam-systemd,libevdev2
+# Debian 13 splits udev out of systemd (the package recommends it), and
+# apt-get installs the .deb against the root's package lists.
+[ "$suite" = bookworm ] || packages=$packages,udev
 
+# Debian 12's check-boot skips where nspawn cannot run; Debian 13's fails.
 skip() {
-    echo "check-boot: SKIP: $*"
-    exit 0
+    if [ "$suite" = bookworm ]; then
+        echo "check-boot: SKIP: $*"
+        exit 0
+    fi
+    echo "check-boot: FAILED: $*" >&2
+    exit 1
 }
 
 [ "$(id -u)" = 0 ] || skip "needs root (systemd-nspawn and debootstrap)"
@@ -47,6 +76,13 @@ if [ ! -f "$base/.complete-$suite" ] || [ "$(cat "$base/.complete-$suite")" != "
         echo "check-boot: debootstrap failed (log: $work/debootstrap.log)" >&2
         exit 1
     }
+    if [ "$suite" != bookworm ]; then
+        chroot "$base.tmp" apt-get update -qq >"$work/apt-update.log" 2>&1 || {
+            tail -20 "$work/apt-update.log" >&2
+            echo "check-boot: apt-get update in the $suite root failed (log: $work/apt-update.log)" >&2
+            exit 1
+        }
+    fi
     echo "$packages" >"$base.tmp/.complete-$suite"
     mv "$base.tmp" "$base"
 fi
@@ -54,8 +90,32 @@ fi
 echo "check-boot: a fresh root in $root"
 rm -rf "$root"
 cp -a "$base" "$root"
-# /lib and friends are symlinks into /usr in the root (merged /usr): kept.
-tar -C "$staged" -c . | tar -C "$root" -x --keep-directory-symlink
+if [ -n "$deb" ]; then
+    # As a user installs it; the maintainer scripts run (no systemd in the
+    # chroot: they enable, they do not start).
+    cp "$deb" "$root/tmp/"
+    chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y "/tmp/$(basename "$deb")" >"$work/apt-install.log" 2>&1 || {
+        tail -20 "$work/apt-install.log" >&2
+        echo "check-boot: FAILED: apt-get install ./$(basename "$deb") (log: $work/apt-install.log)" >&2
+        exit 1
+    }
+    rm -f "$root/tmp/$(basename "$deb")"
+    echo "check-boot: apt-get install ./$(basename "$deb"): $(grep -c '^Setting up' "$work/apt-install.log") package(s) set up"
+    installed=""
+    chroot "$root" getent passwd orientd >/dev/null || installed="$installed; no orientd user (sysusers)"
+    chroot "$root" id -nG orientd 2>/dev/null | grep -qw input || installed="$installed; orientd is not in the input group (sysusers: m orientd input)"
+    [ -L "$root/etc/systemd/system/sockets.target.wants/orientd.socket" ] || installed="$installed; orientd.socket is not enabled"
+    ! chroot "$root" systemctl is-enabled orientd.service 2>/dev/null | grep -qx enabled || installed="$installed; orientd.service is enabled (udev and the socket start it)"
+    [ -f "$root$unitdir/orientd.service" ] || installed="$installed; no $unitdir/orientd.service"
+    if [ -n "$installed" ]; then
+        echo "check-boot: FAILED: after apt-get install${installed}" >&2
+        exit 1
+    fi
+    echo "check-boot: the package made the orientd user (in input), enabled orientd.socket, left orientd.service to udev and the socket"
+else
+    # /lib and friends are symlinks into /usr in the root (merged /usr): kept.
+    tar -C "$staged" -c . | tar -C "$root" -x --keep-directory-symlink
+fi
 
 # The test unit, run once the system is up; it powers the machine off.
 install -m 0755 "$here/inside.sh" "$root/usr/local/sbin/orientd-boot-check"
@@ -75,14 +135,14 @@ EOF
 mkdir -p "$root/etc/systemd/system/multi-user.target.wants" "$root/etc/systemd/system/sockets.target.wants"
 ln -sf ../orientd-boot-check.service "$root/etc/systemd/system/multi-user.target.wants/orientd-boot-check.service"
 # What docs/dbus.md tells a user to do: mask iio-sensor-proxy, enable orientd's
-# socket and its D-Bus side.
+# socket (the package did that already) and its D-Bus side.
 ln -sf /dev/null "$root/etc/systemd/system/iio-sensor-proxy.service"
-ln -sf /lib/systemd/system/orientd.socket "$root/etc/systemd/system/sockets.target.wants/orientd.socket"
+[ -n "$deb" ] || ln -sf "$unitdir/orientd.socket" "$root/etc/systemd/system/sockets.target.wants/orientd.socket"
 mkdir -p "$root/etc/orientd"
 printf '[dbus]\nenable = true\n' >"$root/etc/orientd/orientd.conf"
 rm -f "$root/boot-check.result"
 
-echo "check-boot: booting it (systemd-nspawn --boot; about two minutes)"
+echo "check-boot: booting $suite (systemd-nspawn --boot; about two minutes)"
 status=0
 timeout 420 systemd-nspawn --register=no --keep-unit -q -D "$root" --boot >"$work/boot.log" 2>&1 || status=$?
 if [ ! -f "$root/boot-check.result" ]; then

@@ -19,41 +19,18 @@
 # Delete .build/trixie/root to rebuild the root.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/root.sh"
 repo=$(cd "$here/../.." && pwd)
 work="$repo/.build/trixie"
 root="$work/root"
 scratch="$work/scratch"
-suite=trixie
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-# Debian 13's Swift and what Package.swift's system libraries need (the
-# Makefile's DEBIAN_DEPS for building, with trixie's names); udev for the
-# hwdb tests (systemd-hwdb).
-packages="swiftlang pkg-config libudev-dev libsystemd-dev libevdev-dev libstdc++-14-dev libc6-dev udev"
 steps=${*:-debug release tests}
 flags=${SWIFT_FLAGS:-}
 
 [ "$(id -u)" = 0 ] || { echo "check-trixie: needs root (debootstrap, chroot)" >&2; exit 1; }
 command -v debootstrap >/dev/null || { echo "check-trixie: debootstrap is missing (Debian: debootstrap)" >&2; exit 1; }
 
-mkdir -p "$work"
-if [ ! -f "$root/.complete-$suite" ] || [ "$(cat "$root/.complete-$suite")" != "$packages" ]; then
-    echo "check-trixie: debootstrap $suite into $root (cached for later runs)"
-    rm -rf "$root" "$root.tmp"
-    debootstrap --variant=minbase "$suite" "$root.tmp" "$mirror" >"$work/debootstrap.log" 2>&1 || {
-        tail -20 "$work/debootstrap.log" >&2
-        echo "check-trixie: debootstrap failed (log: $work/debootstrap.log)" >&2
-        exit 1
-    }
-    # shellcheck disable=SC2086 # a list of package names
-    chroot "$root.tmp" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages && apt-get clean" \
-        >"$work/apt.log" 2>&1 || {
-        tail -20 "$work/apt.log" >&2
-        echo "check-trixie: installing $packages failed (log: $work/apt.log)" >&2
-        exit 1
-    }
-    echo "$packages" >"$root/../.packages.tmp" && mv "$root/../.packages.tmp" "$root.tmp/.complete-$suite"
-    mv "$root.tmp" "$root"
-fi
+trixie_root check-trixie "$root" amd64 "$trixie_build_packages"
 mkdir -p "$root$repo" "$scratch"
 
 # Inside: each step timed; the tests run the binaries this toolchain built.
