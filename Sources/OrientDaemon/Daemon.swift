@@ -164,7 +164,8 @@ package final class Daemon {
         }
         if options.dbus || config.dbus.enabled { startSensorProxy() }
         resetHinge()
-        if replay != nil { tabletModeChanged() }
+        // A trace with base columns has a source: its policy is in the first state published.
+        if replay != nil { _ = engine.setAutoRotate(autoRotatePolicy.policy, atMs: state.tMs) }
         publish(state)
         if replay != nil {
             replayWallStart = MonotonicClock.nowMs()

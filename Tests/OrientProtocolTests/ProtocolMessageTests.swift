@@ -353,7 +353,7 @@ struct ProtocolMessageStateTests {
     @Test(
         "server messages that cannot be decoded say why",
         arguments: [
-            (#"{"type":"welcome"}"#, "unknown message type 'welcome' (expected hello, state, ok, error, sample, status or sensor)"),
+            (#"{"type":"welcome"}"#, "unknown message type 'welcome' (expected hello, state, ok, error, sample, base-sample, status or sensor)"),
             (#"{"seq":1}"#, "server message has no 'type'"),
             (#"{"type":1}"#, "'type' must be a string, not 1"),
             (#"{"type":"hello","protocol":1}"#, "hello message is missing 'version'"),

@@ -249,7 +249,7 @@ struct ProtocolTests {
         let client = try daemon.connect()
         let ok = try client.request(#"{"op":"samples","seq":11}"#)
         #expect(
-            ok.keys == ["type", "seq", "mount_matrix", "rate_hz", "on_change", "orientd_version", "mount_matrix_source", "clock"],
+            ok.keys == ["type", "seq", "mount_matrix", "rate_hz", "on_change", "orientd_version", "mount_matrix_source", "clock", "z_sign"],
             "\(ok)")
         #expect(ok.string("orientd_version") == "0.2.0" && ok.string("mount_matrix_source") == "trace")
         #expect(ok.string("clock") == "trace")
