@@ -644,16 +644,18 @@ class MockPolkit:
 
     def __init__(self, address):
         from gi.repository import Gio, GLib
+        self._log = tempfile.TemporaryFile()  # stderr, for the error below; never a pipe left unread
         self.process = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template", "polkitd", "--system"],
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log,
                                         env=clean_env(DBUS_SYSTEM_BUS_ADDRESS=address))
         flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
         connection = Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
 
         def owned():
             if self.process.poll() is not None:
+                self._log.seek(0)
                 raise RuntimeError(f"python-dbusmock's polkitd exited with {self.process.returncode} (Debian: "
-                                   f"apt-get install python3-dbusmock): {self.process.stderr.read().decode()[-500:]}")
+                                   f"apt-get install python3-dbusmock): {self._log.read().decode(errors='replace')[-500:]}")
             reply = connection.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                          "NameHasOwner", GLib.Variant("(s)", ("org.freedesktop.PolicyKit1",)), None,
                                          Gio.DBusCallFlags.NONE, 2000, None)
@@ -672,7 +674,7 @@ class MockPolkit:
 
     def stop(self):
         stop_process(self.process)
-        self.process.stderr.close()
+        self._log.close()
 
 
 class Peer:
