@@ -36,7 +36,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check check-boot check-kernel check-trixie test bench traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64
+.PHONY: all deps build run check check-boot check-kernel check-trixie test bench bench-trixie traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64
 
 all: build
 
@@ -190,6 +190,18 @@ bench: deps
 	rm -f Benchmarks/.build/release/description.json
 	cd Benchmarks && $(SWIFT) build -c release $(SWIFT_FLAGS)
 	mkdir -p .build && BENCH_OUT=$${BENCH_OUT:-$(CURDIR)/.build/bench.json} umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py
+
+# `make bench` on Debian 13 (scripts/trixie/bench.sh): orientd built in a
+# trixie root (debootstrapped once, cached in .build/trixie-bench/root; its
+# packages checked and installed at every run) with trixie's swiftlang 6.0.3,
+# against trixie's libraries (libsystemd 257), with iio-sensor-proxy 3.7 as the
+# peer, on the same fake devices. BENCH_ARGS go to bench.py (default
+# `--only sensors`; `--only sensors --memory-only` for the RSS keys alone); the
+# JSON goes to .build/trixie-bench/bench.json. Exits 1 if a key it ran is
+# null. Needs root (debootstrap, chroot).
+bench-trixie: DEBIAN_DEPS += debootstrap
+bench-trixie: deps
+	scripts/trixie/bench.sh $(BENCH_ARGS)
 
 # Robustness (docs/robustness.md): libFuzzer targets for every parser, each
 # run for FUZZ_SECONDS (default 60); a soak of minutes (SOAK_MINUTES, default

@@ -14,6 +14,14 @@ the release builds of orientd (`swift build -c release`) and of the Benchmarks
 package (`cd Benchmarks && swift build -c release`), Debian's umockdev,
 gir1.2-umockdev-1.0, python3-gi, dbus-daemon and iio-sensor-proxy.
 
+The peer runs on a private system bus. iio-sensor-proxy 3.7 (Debian 13) asks
+polkit (net.hadess.SensorProxy.claim-sensor) for every claim and refuses
+without it: python-dbusmock's polkitd then runs on the peer's bus allowing that
+action, and orientd's D-Bus side asks polkit too ([dbus] polkit = required,
+against a fake polkit of its own; --orientd-polkit off: it never asks). 3.0
+(Debian 12) asks nothing, and neither does orientd ([dbus] polkit = off).
+`scripts/trixie/bench.sh` (`make bench-trixie`) runs this script on Debian 13.
+
 What each key measures (all peer comparisons in this one run, as ratios):
 
 - classifier_samples_per_s: Benchmarks' `orientd-bench` (best of 5; all 5 in
@@ -243,7 +251,7 @@ def swift_stdlib(pid):
         return "shared" if "libswiftCore.so" in f.read() else "static"
 
 
-def rss_by_mapping(pid, top=12):
+def rss_by_mapping(pid, top=40):
     """Where the resident pages are: Rss (KiB) summed per mapped file ([heap],
     [stack], anonymous mappings as "[anon]"), the largest `top` and the rest."""
     totals = {}
@@ -619,9 +627,69 @@ class PeerWatcher(threading.Thread):
         return watcher
 
 
+CLAIM_ACTION = "net.hadess.SensorProxy.claim-sensor"
+
+
+def asks_polkit(binary):
+    """Whether this iio-sensor-proxy authorises claims with polkit: 3.7
+    (Debian 13) asks polkit for every claim (action CLAIM_ACTION; no polkit on
+    the bus refuses), 3.0 (Debian 12) asks nothing."""
+    return b"polkit_authority_check_authorization" in Path(binary).read_bytes()
+
+
+class MockPolkit:
+    """python-dbusmock's polkitd template on a private bus (the tests' fake
+    polkit, Tests/dbus), allowing CLAIM_ACTION and nothing else: what a seat
+    user's claim gets from Debian's polkit (allow_active)."""
+
+    def __init__(self, address):
+        from gi.repository import Gio, GLib
+        self._log = tempfile.TemporaryFile()  # stderr, for the error below; never a pipe left unread
+        self.process = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template", "polkitd", "--system"],
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log,
+                                        env=clean_env(DBUS_SYSTEM_BUS_ADDRESS=address))
+        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        connection = Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+
+        def owned():
+            if self.process.poll() is not None:
+                self._log.seek(0)
+                raise RuntimeError(f"python-dbusmock's polkitd exited with {self.process.returncode} (Debian: "
+                                   f"apt-get install python3-dbusmock): {self._log.read().decode(errors='replace')[-500:]}")
+            reply = connection.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                         "NameHasOwner", GLib.Variant("(s)", ("org.freedesktop.PolicyKit1",)), None,
+                                         Gio.DBusCallFlags.NONE, 2000, None)
+            return reply.unpack()[0]
+
+        try:
+            wait_until(owned, 15, "python-dbusmock's polkitd to own org.freedesktop.PolicyKit1")
+            connection.call_sync("org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
+                                 "org.freedesktop.DBus.Mock", "SetAllowed", GLib.Variant("(as)", ([CLAIM_ACTION],)),
+                                 None, Gio.DBusCallFlags.NONE, 5000, None)
+        except Exception:
+            self.stop()
+            raise
+        finally:
+            connection.close_sync(None)
+
+    def stop(self):
+        stop_process(self.process)
+        self._log.close()
+
+
 class Peer:
     def __init__(self, binary, env, bus_address, workdir):
         self.log_path = Path(workdir) / "iio-sensor-proxy.log"
+        self.polkit = self.process = self._log = None
+        try:
+            self._start(binary, env, bus_address)
+        except Exception:
+            self.stop()
+            raise
+
+    def _start(self, binary, env, bus_address):
+        # 3.7 refuses every claim without polkit's yes: a fake polkit on its bus gives it.
+        self.polkit = MockPolkit(bus_address) if asks_polkit(binary) else None
         self._log = open(self.log_path, "wb")
         self.process = subprocess.Popen([binary], stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
                                         env=dict(env, DBUS_SYSTEM_BUS_ADDRESS=bus_address))
@@ -649,8 +717,12 @@ class Peer:
         connection.close_sync(None)
 
     def stop(self):
-        stop_process(self.process)
-        self._log.close()
+        if self.process is not None:
+            stop_process(self.process)
+        if self._log is not None:
+            self._log.close()
+        if self.polkit is not None:
+            self.polkit.stop()
 
 
 def find_peer():
@@ -907,20 +979,21 @@ class Bench:
         if binary is None:
             return self.fail(keys, "iio-sensor-proxy is not installed (Debian: apt-get install iio-sensor-proxy)")
         testbed, syspath, env = fake_device()
-        buses, watchers = [], []
+        buses, watchers, polkits = [], [], []
         daemon = peer = None
         try:
             for name in ("bus-orientd", "bus-peer"):
                 (self.workdir / name).mkdir(parents=True, exist_ok=True)
                 buses.append(PrivateBus(self.workdir / name))
             ours, theirs = buses
+            polkit, polkit_note = self.orientd_polkit(binary, ours.address, polkits)
             daemon = Orientd(self.workdir / "dbus", dict(env, DBUS_SYSTEM_BUS_ADDRESS=ours.address),
-                             "[orientation]\nnatural = portrait\n[dbus]\nenable = true\npolkit = off\n",
+                             f"[orientation]\nnatural = portrait\n[dbus]\nenable = true\npolkit = {polkit}\n",
                              "orientd (D-Bus)")
             wait_until(lambda: "serving net.hadess.SensorProxy" in daemon.log_text(), 10, "orientd to own the name")
             peer = Peer(binary, env, theirs.address, self.workdir)
             self.details["dbus"] = {"peer": binary, "peer_version": peer_version(), "bus": "one private dbus-daemon "
-                                    "each, permissive policy; orientd [dbus] polkit = off (Debian's peer asks no polkit)"}
+                                    "each, permissive policy", "polkit": polkit_note}
 
             def claimant(address, what):
                 watchers.append(PeerWatcher.claim(address, what))
@@ -952,9 +1025,26 @@ class Bench:
                 daemon.stop()
             if peer is not None:
                 peer.stop()
+            for polkit in polkits:
+                polkit.stop()
             for bus in buses:
                 bus.stop()
             del testbed
+
+    def orientd_polkit(self, binary, address, polkits):
+        """orientd's [dbus] polkit against the peer `binary`: asking polkit for
+        every claim when the peer does (iio-sensor-proxy 3.7), against a fake
+        polkit on orientd's bus (appended to `polkits`, stopped by the caller)
+        giving the same answer as the peer's; never when the peer does not
+        (3.0), or with --orientd-polkit off. (the setting, a note for details)"""
+        if not asks_polkit(binary):
+            return "off", "neither asks polkit: the peer has no polkit check, orientd [dbus] polkit = off"
+        if self.args.orientd_polkit == "off":
+            return "off", (f"the peer asks polkit ({CLAIM_ACTION}, python-dbusmock's polkitd on its bus allowing it); "
+                           "orientd [dbus] polkit = off (--orientd-polkit off): orientd asks nothing")
+        polkits.append(MockPolkit(address))
+        return "required", (f"both ask polkit for every claim ({CLAIM_ACTION}), each against python-dbusmock's "
+                            "polkitd on its own bus allowing it; orientd [dbus] polkit = required")
 
     def sensors(self):
         """Light, proximity and compass on the D-Bus side against the peer:
@@ -980,15 +1070,16 @@ class Bench:
                               "iio-buffer-compass)",
                    "peer": binary, "peer_version": peer_version()}
         self.details["dbus_sensors"] = details
-        buses, claimants = [], []
+        buses, claimants, polkits = [], [], []
         daemon = peer = None
         try:
             for name in ("bus-sensors-orientd", "bus-sensors-peer"):
                 (self.workdir / name).mkdir(parents=True, exist_ok=True)
                 buses.append(PrivateBus(self.workdir / name))
             ours, theirs = buses
+            polkit, details["polkit"] = self.orientd_polkit(binary, ours.address, polkits)
             daemon = Orientd(self.workdir / "sensors", dict(env, DBUS_SYSTEM_BUS_ADDRESS=ours.address),
-                             "[orientation]\nnatural = portrait\n[dbus]\nenable = true\npolkit = off\n",
+                             f"[orientation]\nnatural = portrait\n[dbus]\nenable = true\npolkit = {polkit}\n",
                              "orientd (D-Bus, sensors)")
             wait_until(lambda: "serving net.hadess.SensorProxy" in daemon.log_text(), 10, "orientd to own the name")
             peer = Peer(binary, env, theirs.address, self.workdir / "bus-sensors-peer")
@@ -1092,6 +1183,8 @@ class Bench:
                 details["orientd_log_tail"] = daemon.log_text().splitlines()[-8:]
             if peer is not None:
                 peer.stop()
+            for polkit in polkits:
+                polkit.stop()
             for bus in buses:
                 bus.stop()
             del testbed
@@ -1363,6 +1456,9 @@ def main():
     parser.add_argument("--orientd-config", default="",
                         help="appended to orientd's configuration for the umockdev part, e.g. "
                              "$'[sensor]\\nstill-interval = 250\\n' (to measure a setting against the defaults)")
+    parser.add_argument("--orientd-polkit", choices=["as-peer", "off"], default="as-peer",
+                        help="the D-Bus parts: orientd asks polkit for every claim when the peer does (as-peer, "
+                             "the default: iio-sensor-proxy 3.7 does, 3.0 does not), or never (off)")
     parser.add_argument("--memory-only", action="store_true",
                         help="only rss_kib_100_clients (and the peer's RSS): no classifier, fan-out, idle, CPU or "
                              "latency figures (those keys stay null)")

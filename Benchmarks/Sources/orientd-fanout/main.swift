@@ -261,7 +261,8 @@ final class Reader: @unchecked Sendable {
             let now = nowNs()
             if now >= deadline { return nil }
             let waitMs = Int32(min(1000, (deadline - now) / 1_000_000 + 1))
-            let ready = epoll_wait(epollFD, events.baseAddress, Int32(events.count), waitMs)
+            // glibc 2.41 (Debian 13) declares the event buffer non-null, older ones optional.
+            let ready = epoll_wait(epollFD, events.baseAddress!, Int32(events.count), waitMs)
             if ready >= 0 { return Int(ready) }
             if errno != EINTR { die("epoll_wait") }
         }
@@ -319,7 +320,7 @@ final class Reader: @unchecked Sendable {
             }
         }
         // Edges left over from the reads above must not time the next toggle.
-        _ = epoll_wait(epollFD, events.baseAddress, Int32(events.count), 0)
+        _ = epoll_wait(epollFD, events.baseAddress!, Int32(events.count), 0)
     }
 
     /// Receipt = the return of recv(2) with the line, one socket after the other.
