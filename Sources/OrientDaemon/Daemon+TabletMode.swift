@@ -58,6 +58,8 @@ extension Daemon {
     /// A display reading (sensor frame): paired with the base's latest.
     func hingeLidSample(_ sample: Sample) {
         guard tabletModeSource == .hinge else { return }
+        // The angle's sense depends on the z sign, decided with the display's device.
+        if hinge.config.zSign != zSign.applied(to: HingeConfig()).zSign { resetHinge() }
         let lid = engine.mountMatrix.apply(sample.vector) * engine.gravity.gain
         hingeLid = lid
         if let base = hingeBase { hingeUpdate(atMs: sample.tMs, lid: lid, base: base) }
