@@ -9,7 +9,8 @@ extension Daemon {
     var tabletModeSource: DaemonStatus.TabletModeStatus.Source {
         if let replay { return replay.trace.baseSamples.isEmpty ? .none : .hinge }
         if hub?.tabletSwitch.chosen != nil { return .switch }
-        if hub?.base.device != nil { return .hinge }
+        // A base accelerometer that is not the one pinned for the display.
+        if let base = hub?.base.device, base.info.syspath != sensor?.device?.info.syspath { return .hinge }
         return .none
     }
 
