@@ -43,17 +43,6 @@ extension Daemon {
         return hub?.base.mountMatrix
     }
 
-    /// A base reading to the clients recording every sample (`base-sample`).
-    func broadcastBaseSample(_ sample: Sample) {
-        guard let server else { return }
-        var line: String?
-        for client in server.connections where client.wantsSamples && client.sampleThinning == nil {
-            let text = line ?? Reply.baseSample(tMs: sample.tMs, vector: sample.vector)
-            line = text
-            server.send(text, to: client)
-        }
-    }
-
     // MARK: The hinge
 
     /// A display reading (sensor frame): paired with the base's latest.
@@ -84,7 +73,7 @@ extension Daemon {
     /// its low-pass in the panel frame, so its polled path slows down at rest
     /// as the display's does; it never holds a classifier deadline.
     func baseSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
-        broadcastBaseSample(sample)
+        broadcastSample(sample, base: true)
         let reading = (hub?.base.mountMatrix ?? .identity).apply(sample.vector)
         let filtered = baseFiltered.map { $0 + (reading - $0) * 0.5 } ?? reading
         baseFiltered = filtered

@@ -399,7 +399,7 @@ package final class Daemon {
             if case .reading(let sample) = step { broadcastSample(sample) }
             if case .environment(let reading) = step { replayEnvironment(reading, unit: replay.trace.lightUnit) }
             if case .base(let sample) = step {
-                broadcastBaseSample(sample)
+                broadcastSample(sample, base: true)
                 hingeBaseReading(replay.trace.baseMountMatrix.apply(sample.vector), atMs: sample.tMs)
             }
             if let published = replay.advance(&engine) { publish(published) }
@@ -411,12 +411,15 @@ package final class Daemon {
         scheduleReplay()
     }
 
-    private func broadcastSample(_ sample: Sample) {
+    /// A reading to the clients streaming samples: the display's to each
+    /// (thinned for all but root), a 2-in-1 base's (`base-sample`) only to
+    /// those that take every sample.
+    func broadcastSample(_ sample: Sample, base: Bool = false) {
         guard let server else { return }
         var line: String?
         for client in server.connections where client.wantsSamples {
-            if client.sampleThinning?.admit(tMs: sample.tMs) == false { continue }
-            let text = line ?? Reply.sample(tMs: sample.tMs, vector: sample.vector)
+            if base ? client.sampleThinning != nil : client.sampleThinning?.admit(tMs: sample.tMs) == false { continue }
+            let text = line ?? (base ? Reply.baseSample : Reply.sample)(sample.tMs, sample.vector)
             line = text
             server.send(text, to: client)
         }
