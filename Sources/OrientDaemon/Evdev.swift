@@ -199,6 +199,23 @@ package final class EvdevDevice {
         return events
     }
 
+    /// The states switch `code` (an `SW_…`) took in the events read now, in
+    /// order: each event's, and after a resync (SYN_DROPPED) the kernel's.
+    package func drainSwitch(_ code: UInt32) throws(SensorError) -> [Bool] {
+        var states: [Bool] = []
+        var dropped = false
+        for event in try drain() {
+            if event.isDropped { dropped = true }
+            if event.type == UInt16(EV_SW), event.code == UInt16(code) { states.append(event.value != 0) }
+            if event.isReport, dropped {
+                // After a resync, the state libevdev holds is the kernel's.
+                dropped = false
+                states.append((switchValue(code) ?? 0) != 0)
+            }
+        }
+        return states
+    }
+
     /// Whether `fd` polls POLLHUP or POLLERR right now.
     private func hungUp() -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

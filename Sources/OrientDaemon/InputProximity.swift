@@ -44,16 +44,7 @@ package final class InputProximity: SensorDriver {
         watching = true
         loop.watch(device.fd, for: .readable) { [unowned self] _ in
             do throws(SensorError) {
-                var dropped = false
-                for event in try self.device.drain() {
-                    if event.isDropped { dropped = true }
-                    if event.type == UInt16(EV_SW), event.code == UInt16(code) { deliver(.proximity(near: event.value != 0)) }
-                    if event.isReport, dropped {
-                        // After a resync, the state libevdev holds is the kernel's.
-                        dropped = false
-                        deliver(.proximity(near: (self.device.switchValue(code) ?? 0) != 0))
-                    }
-                }
+                for near in try self.device.drainSwitch(code) { deliver(.proximity(near: near)) }
             } catch {
                 self.stopWatching()
                 deliver(.failed(error))

@@ -91,18 +91,8 @@ package final class TabletModeSwitch {
 
     private func readable() {
         guard let device else { return }
-        let code = UInt16(SW_TABLET_MODE)
         do throws(SensorError) {
-            var dropped = false
-            for event in try device.drain() {
-                if event.isDropped { dropped = true }
-                if event.type == UInt16(EV_SW), event.code == code { set(event.value != 0 ? .tablet : .laptop) }
-                if event.isReport, dropped {
-                    // After a resync, the state libevdev holds is the kernel's.
-                    dropped = false
-                    set((device.switchValue(UInt32(code)) ?? 0) != 0 ? .tablet : .laptop)
-                }
-            }
+            for on in try device.drainSwitch(UInt32(SW_TABLET_MODE)) { set(on ? .tablet : .laptop) }
         } catch {
             failed("\(error)")
         }
