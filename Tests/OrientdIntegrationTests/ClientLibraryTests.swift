@@ -11,7 +11,7 @@ import OrientProtocol
 /// The OrientClient library against the real daemon (issue 3 item 5): requests,
 /// the state stream, constraint handles, reconnection after a restart, and the
 /// error when nothing listens. Every wait polls its condition with a deadline.
-@Suite("OrientClient against orientd", .timeLimit(.minutes(1)))
+@Suite("OrientClient against orientd", .timeLimit(.minutes(Slowdown.minutes(1))))
 struct ClientLibraryTests {
     typealias Message = DaemonHarness.Message
 

@@ -10,7 +10,7 @@ import Glibc
 /// `status` op, recordings that never lose a file, `hold` without a daemon,
 /// `watch` that waits, and the daemon's own first words. The real tools
 /// against the real daemon; every wait polls its condition with a deadline.
-@Suite("First run", .timeLimit(.minutes(1)))
+@Suite("First run", .timeLimit(.minutes(Slowdown.minutes(1))))
 struct FirstRunTests {
     static func ctl(_ daemon: DaemonHarness, _ arguments: [String], environment: [String: String] = [:]) throws -> OrientctlRun {
         try runOrientctl(["--socket", daemon.socketPath] + arguments, environment: environment)

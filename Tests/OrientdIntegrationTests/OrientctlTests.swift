@@ -9,7 +9,7 @@ import OrientProtocol
 
 /// `orientctl` end to end: the real tool against the real daemon on a temporary
 /// socket (orientctl(1), issue 3 item 6). Every wait polls its condition with a deadline.
-@Suite("orientctl", .timeLimit(.minutes(1)))
+@Suite("orientctl", .timeLimit(.minutes(Slowdown.minutes(1))))
 struct OrientctlTests {
     typealias Message = DaemonHarness.Message
 

@@ -8,7 +8,7 @@ import OrientProtocol
 
 /// Light and proximity on the socket (`watch-sensors`), replayed from a trace's
 /// optional columns, through the real daemon and `orientctl`.
-@Suite("Light and proximity sensors", .serialized, .timeLimit(.minutes(1)))
+@Suite("Light and proximity sensors", .serialized, .timeLimit(.minutes(Slowdown.minutes(1))))
 struct SensorTests {
     typealias Message = DaemonHarness.Message
 
