@@ -91,6 +91,12 @@ package final class HardwareSensor {
     /// start, and no raw attributes to poll), by syspath, with the reason:
     /// skipped until udev says something new about them or the config is reloaded.
     package private(set) var unreadable: [String: String] = [:]
+    /// IIO accelerometers whose buffer started but delivered nothing in its
+    /// grace, by syspath (`bmc150_accel` on a bus with no interrupt line sets
+    /// up its FIFO, enables the buffer, and never fills it): polled at once at
+    /// the next claims instead of another silent grace each time, until udev
+    /// says something new about them or the config is reloaded.
+    package private(set) var silentBuffers: Set<String> = []
     /// Accelerometers not used at the last rescan, and why (`status`).
     package private(set) var skipped: [(sysname: String, syspath: String, reason: String)] = []
 
@@ -122,6 +128,7 @@ package final class HardwareSensor {
         samplingPolicy = HardwareSensor.policy(config, rateHz: rateHz)
         samplingPolicy.start(atMs: MonotonicClock.nowMs())
         unreadable = [:]
+        silentBuffers = []
         rescan(reason: "configuration reloaded")
     }
 
@@ -130,7 +137,10 @@ package final class HardwareSensor {
     package func udevEvents(_ events: [Udev.Event]) {
         let iio = events.filter { $0.subsystem == "iio" || $0.subsystem == "input" }
         guard !iio.isEmpty else { return }
-        for event in iio { unreadable = unreadable.filter { !$0.key.hasSuffix("/\(event.sysname)") } }
+        for event in iio {
+            unreadable = unreadable.filter { !$0.key.hasSuffix("/\(event.sysname)") }
+            silentBuffers = silentBuffers.filter { !$0.hasSuffix("/\(event.sysname)") }
+        }
         // udev announcing the device being polled: the buffer may have been
         // refused only because udev had not yet run its rules (the group's
         // access to the buffer attributes) when a sibling's event (the
@@ -301,6 +311,9 @@ package final class HardwareSensor {
         let (started, problem) = driver.start()
         if !started { markUnreadable(device, problem ?? "has nothing to read") }
     }
+
+    /// The device's buffer delivered nothing in its grace (see `silentBuffers`).
+    func noteSilentBuffer(_ device: UdevIIODevice) { silentBuffers.insert(device.info.syspath) }
 
     /// The driver's capture changed (started, or fell back to polling).
     func captureChanged() { onChange() }

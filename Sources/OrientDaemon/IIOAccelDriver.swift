@@ -78,7 +78,11 @@ final class IIOAccelDriver: AccelerometerDriver {
     /// device has nothing to read (`problem` says why).
     func start() -> (started: Bool, problem: String?) {
         var bufferProblem: String?
-        let buffered = device.info.hasScanElements && device.info.devnode != nil && startBuffered(problem: &bufferProblem)
+        let silentBefore = device.info.hasRawAxes && sensor.silentBuffers.contains(device.info.syspath)
+        if silentBefore {
+            log.info("\(device.info.sysname): its buffer delivered nothing last time; polling (until udev reports a change)")
+        }
+        let buffered = !silentBefore && device.info.hasScanElements && device.info.devnode != nil && startBuffered(problem: &bufferProblem)
         if !buffered, !device.info.hasRawAxes {
             return (false, "has scan elements but its buffer cannot start (\(bufferProblem ?? "no device node")), "
                 + "and no in_accel_{x,y,z}_raw attributes to poll")
@@ -133,6 +137,9 @@ final class IIOAccelDriver: AccelerometerDriver {
             self.bufferWatchdog = nil
             guard !self.bufferDelivered, !self.closed else { return }
             self.log.notice("\(self.device.info.sysname): the buffer delivered nothing in \(Int(grace)) ms; polling instead")
+            // A sensor that reports only on change may just have been slow to
+            // power up (a HID hub under load): it gets its buffer again next time.
+            if !self.isOnChange { self.sensor.noteSilentBuffer(self.device) }
             self.fallBackToPolling()
         }
         return true

@@ -88,6 +88,18 @@ class StderrLog:
                     return None
                 self._cond.wait(remaining)
 
+    def wait_count(self, pattern, count, timeout):
+        """The number of lines matching `pattern` once there are `count` of them, or at the deadline or EOF."""
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                found = sum(1 for _, line in self._lines if regex.search(line))
+                remaining = deadline - time.monotonic()
+                if found >= count or remaining <= 0 or self._closed:
+                    return found
+                self._cond.wait(remaining)
+
     def join(self, timeout):
         self._thread.join(timeout)
 
@@ -312,6 +324,40 @@ class BufferedCaptureTests(unittest.TestCase):
     def test_a_buffer_whose_first_scan_comes_late_falls_back_to_polling_within_500_ms(self):
         """A script whose first scan comes after 5 s: the fallback does not wait for it."""
         self.assert_falls_back_to_polling("late.script")
+
+    def test_a_buffer_that_delivered_nothing_is_not_tried_again_at_the_next_claim_until_a_reload(self):
+        """After one silent buffer (bmc150 with no interrupt line), the next claim polls at once; SIGHUP gives the buffer another chance."""
+        daemon = Daemon(self, "bma255-s12le-rawleft", "empty.script")
+        client = daemon.subscribe()
+        self.assertIsNotNone(daemon.log.wait_for(r"polling instead", 5), daemon.log.text())
+        self.assertEqual(watch_physical(client, ["left-up"], timeout=5)[0], ["left-up"], daemon.log.text())
+        client.close()
+        daemon.clients.remove(client)
+
+        def claims_until_left_up():
+            client = daemon.subscribe()
+            seen, _ = watch_physical(client, ["left-up"], timeout=5)
+            self.assertEqual(seen, ["left-up"], daemon.log.text())
+            client.close()
+            daemon.clients.remove(client)
+
+        # Released (nothing enabled), then claimed again: polled straight away.
+        off = {"buffer/enable": "0", "scan_elements/in_accel_x_en": "0"}
+        self.assertEqual(daemon.wait_sysfs(off, 3), off)
+        claims_until_left_up()
+        notice = daemon.log.wait_for(r"its buffer delivered nothing last time; polling \(until udev reports a change\)", 5)
+        self.assertIsNotNone(notice, daemon.log.text())
+        started = [line for line in daemon.log.lines() if "buffered capture started" in line]
+        self.assertEqual(len(started), 1, f"the buffer was tried again:\n{daemon.log.text()}")
+
+        # A reload forgets it: the claim after it tries the buffer again.
+        os.kill(daemon.orientd_pid(), signal.SIGHUP)
+        self.assertIsNotNone(daemon.log.wait_for(r"configuration reloaded", 5), daemon.log.text())
+        self.assertEqual(daemon.wait_sysfs(off, 3), off)
+        claims_until_left_up()
+        self.assertEqual(daemon.log.wait_count(r"buffered capture started", 2, 5), 2,
+                         f"after SIGHUP the buffer was not tried again:\n{daemon.log.text()}")
+        self.assertEqual(daemon.stop(), 0, daemon.log.text())
 
     def test_the_daemon_enables_only_the_accelerometer_scan_elements_and_the_buffer_while_subscribed(self):
         """*_en and buffer/enable read 1 in the testbed while a client subscribes, 0 once it leaves."""
