@@ -36,7 +36,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check check-boot check-kernel check-trixie test bench bench-trixie traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64
+.PHONY: all deps build run check check-boot check-kernel check-trixie check-trixie-host test bench bench-trixie traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64
 
 all: build
 
@@ -148,6 +148,13 @@ check-kernel: deps
 check-trixie: DEBIAN_DEPS += debootstrap
 check-trixie: deps
 	SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/trixie/run.sh
+
+# The same three in the same root with the host's toolchain (the one $(SWIFT)
+# on PATH belongs to: swift.org's 6.3.1 here), bind-mounted read-only: the
+# newest toolchain on the newest Debian. Its own scratch path.
+check-trixie-host: DEBIAN_DEPS += debootstrap
+check-trixie-host: deps
+	TOOLCHAIN="$$(dirname "$$(dirname "$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")")")" SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/trixie/run.sh
 
 # orientd's Debian package (debian/, docs/packaging.md), built by
 # scripts/trixie/deb.sh with Debian 13's swiftlang in check-trixie's root

@@ -106,7 +106,8 @@ struct HingeModeDetectorTests {
         var detector = Self.decided(at: from)
         let (lid, base) = hingePair(to, pitch: 10)
         #expect(detector.update(tMs: 100, lid: lid, base: base) == mode)
-        #expect(abs(try #require(detector.angle) - to) < 1e-9)
+        let angle = try #require(detector.angle)
+        #expect(abs(angle - to) < 1e-9)
         #expect(detector.hold == nil)
     }
 

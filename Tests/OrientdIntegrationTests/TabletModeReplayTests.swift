@@ -64,9 +64,11 @@ struct TabletModeReplayTests {
 
     @Test("verticalhinge and its unstable variant: the mode never flaps")
     func verticalHinge() throws {
-        #expect(Self.modes(try Self.replay(Self.recording("verticalhinge"))) == ["unknown", "tablet"])
+        let vertical = try Self.replay(Self.recording("verticalhinge"))
+        #expect(Self.modes(vertical) == ["unknown", "tablet"])
         // Every reading of the unstable one has the hinge near vertical: no decision at all.
-        #expect(Self.modes(try Self.replay(Self.recording("verticalhinge_unstable"))) == ["unknown"])
+        let unstable = try Self.replay(Self.recording("verticalhinge_unstable"))
+        #expect(Self.modes(unstable) == ["unknown"])
     }
 
     @Test("opening a convertible through 180° to 360° and back: laptop, tablet past 200°, laptop again at 160°")
@@ -87,7 +89,8 @@ struct TabletModeReplayTests {
 
     @Test("tent mode is a tablet; [daemon] auto-rotate = always turns the laptop too, never holds the tablet")
     func tentAndPolicies() throws {
-        #expect(Self.modes(try Self.replay(Orientd.bundledTrace("convertible-tent.trace"))).last == "tablet")
+        let tent = try Self.replay(Orientd.bundledTrace("convertible-tent.trace"))
+        #expect(Self.modes(tent).last == "tablet")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("orientd-tablet-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -15,6 +15,10 @@
 #
 #   scripts/trixie/run.sh [STEP...]   steps: debug release tests (default: all)
 #   SWIFT_FLAGS="-Xswiftc -warnings-as-errors" scripts/trixie/run.sh
+#   TOOLCHAIN=/opt/swift scripts/trixie/run.sh   another toolchain on Debian 13:
+#       the directory holding usr/bin/swift (swift.org's 6.3.1 for Debian 12
+#       runs on trixie's libraries), bind-mounted read-only at the same path,
+#       with its own scratch path (.build/trixie/scratch-VERSION)
 #
 # Delete .build/trixie/root to rebuild the root.
 set -eu
@@ -26,6 +30,16 @@ root="$work/root"
 scratch="$work/scratch"
 steps=${*:-debug release tests}
 flags=${SWIFT_FLAGS:-}
+toolchain=${TOOLCHAIN:-}
+swift=swift
+if [ -n "$toolchain" ]; then
+    toolchain=$(cd "$toolchain" && pwd) || { echo "check-trixie: TOOLCHAIN=$TOOLCHAIN: no such directory" >&2; exit 1; }
+    [ -x "$toolchain/usr/bin/swift" ] || { echo "check-trixie: TOOLCHAIN=$toolchain has no usr/bin/swift" >&2; exit 1; }
+    swift=$toolchain/usr/bin/swift
+    version=$("$swift" --version 2>/dev/null | sed -n 's/.*Swift version \([0-9][0-9.]*\).*/\1/p' | head -1)
+    [ -n "$version" ] || { echo "check-trixie: $swift --version names no version" >&2; exit 1; }
+    scratch="$work/scratch-$version"
+fi
 
 [ "$(id -u)" = 0 ] || { echo "check-trixie: needs root (debootstrap, chroot)" >&2; exit 1; }
 command -v debootstrap >/dev/null || { echo "check-trixie: debootstrap is missing (Debian: debootstrap)" >&2; exit 1; }
@@ -49,14 +63,14 @@ step() {
         exit 1
     fi
 }
-swift --version 2>&1 | head -1
+$swift --version 2>&1 | head -1
 for s in $steps; do
     case \$s in
-    debug) step debug swift build --scratch-path "$scratch" $flags ;;
-    release) step release swift build --scratch-path "$scratch" -c release --static-swift-stdlib $flags ;;
+    debug) step debug $swift build --scratch-path "$scratch" $flags ;;
+    release) step release $swift build --scratch-path "$scratch" -c release --static-swift-stdlib $flags ;;
     tests)
-        step build-tests swift build --scratch-path "$scratch" --build-tests $flags
-        step test swift test --scratch-path "$scratch" --skip-build ;;
+        step build-tests $swift build --scratch-path "$scratch" --build-tests $flags
+        step test $swift test --scratch-path "$scratch" --skip-build ;;
     *) echo "check-trixie: unknown step \$s (debug, release, tests)" >&2; exit 2 ;;
     esac
 done
@@ -66,11 +80,15 @@ INSIDE
 # A private mount namespace: the mounts go away with it, whatever happens.
 exec unshare --mount --propagation private sh -c '
     set -e
-    root=$1 repo=$2; shift 2
+    root=$1 repo=$2 toolchain=$3 inside=$4
     mount -t proc proc "$root/proc"
     mount --rbind /sys "$root/sys"
     mount --rbind /dev "$root/dev"
     mount -t tmpfs tmpfs "$root/tmp"
     mount --bind "$repo" "$root$repo"
-    exec chroot "$root" /bin/sh -c "$1"
-' check-trixie "$root" "$repo" "$inside"
+    if [ -n "$toolchain" ]; then
+        mkdir -p "$root$toolchain"
+        mount --bind -o ro "$toolchain" "$root$toolchain"
+    fi
+    exec chroot "$root" /bin/sh -c "$inside"
+' check-trixie "$root" "$repo" "$toolchain" "$inside"
