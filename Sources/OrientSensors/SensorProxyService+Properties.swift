@@ -24,6 +24,17 @@ extension SensorProxyService {
         }
     }
 
+    /// The properties of `interface` as `sender` may read them: anyone may
+    /// read `HasCompass` (iio-sensor-proxy 3.7's monitor-sensor reads it
+    /// from every user), but the heading itself only a sender that holds a
+    /// compass claim, which GeoClue alone can make (the bus policy, then
+    /// polkit); anyone else reads −1, unknown.
+    func properties(of interface: String, for sender: String) -> [Change]? {
+        guard let all = properties(of: interface) else { return nil }
+        guard interface == Self.compassInterface, !claims[.compass].contains(sender) else { return all }
+        return all.map { $0.name == "CompassHeading" ? Change($0.name, .double(CompassHeading.unknown)) : $0 }
+    }
+
     func properties(_ call: Call, own: String) -> Reply {
         func noInterface(_ name: String) -> Reply {
             .error(name: DBusError.invalidArgs, message: "No such interface '\(name)' on object at path \(call.path)")
@@ -31,14 +42,14 @@ extension SensorProxyService {
         switch call.member {
         case "Get":
             guard call.signature == "ss", call.strings.count == 2 else { return badArguments(call, expected: "ss") }
-            guard call.strings[0] == own, let all = properties(of: own) else { return noInterface(call.strings[0]) }
+            guard call.strings[0] == own, let all = properties(of: own, for: call.sender) else { return noInterface(call.strings[0]) }
             guard let value = all.first(where: { $0.name == call.strings[1] })?.value else {
                 return .error(name: DBusError.invalidArgs, message: "No such property '\(call.strings[1])'")
             }
             return .value(value)
         case "GetAll":
             guard call.signature == "s", call.strings.count == 1 else { return badArguments(call, expected: "s") }
-            guard call.strings[0] == own, let all = properties(of: own) else { return noInterface(call.strings[0]) }
+            guard call.strings[0] == own, let all = properties(of: own, for: call.sender) else { return noInterface(call.strings[0]) }
             return .all(all)
         case "Set":
             guard call.signature == "ssv" else { return badArguments(call, expected: "ssv") }

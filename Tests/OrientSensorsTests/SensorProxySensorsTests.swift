@@ -141,6 +141,26 @@ struct SensorProxySensorsTests {
         #expect(waiting.update(.with()).first == .reply(token: 7, .empty))
     }
 
+    @Test("anyone reads HasCompass; only a sender holding a compass claim reads the heading, everyone else -1")
+    func headingOnlyToClaimers() {
+        var service = Service(authorise: false, reading: .with(compass: .present(nil)))
+        _ = service.receive(Service.call("ClaimCompass", from: ":1.1"), token: 1)
+        _ = service.update(.with(compass: .present(42)))
+        #expect(service.get("CompassHeading", from: ":1.1") == .double(42))
+        #expect(service.get("CompassHeading", from: ":1.7") == .double(-1))
+        #expect(service.get("HasCompass", from: ":1.7") == .bool(true))
+        let getAll = Service.Call(
+            sender: ":1.7", path: Service.compassPath, interface: Service.propertiesInterface, member: "GetAll", signature: "s",
+            strings: [Service.compassInterface])
+        #expect(service.receive(getAll, token: 2) == [.reply(token: 2, .all([Change("HasCompass", .bool(true)), Change("CompassHeading", .double(-1))]))])
+        // A sender that claims the accelerometer only is not a compass claimer.
+        _ = service.receive(Service.call("ClaimAccelerometer", from: ":1.7"), token: 3)
+        #expect(service.get("CompassHeading", from: ":1.7") == .double(-1))
+        // Released, the claimer reads -1 too.
+        _ = service.receive(Service.call("ReleaseCompass", from: ":1.1"), token: 4)
+        #expect(service.get("CompassHeading", from: ":1.1") == .double(-1))
+    }
+
     @Test("without a compass, CompassHeading is -1 (unknown), never 0 (north); so too before a reading and for a bad one")
     func compassHeadingUnknown() {
         var service = Service(authorise: false, reading: .with())

@@ -36,11 +36,12 @@ extension SensorProxyService {
             signature: signature, strings: strings)
     }
 
-    /// `Properties.Get` of `name` on its object.
-    mutating func get(_ name: String) -> Value? {
+    /// `Properties.Get` of `name` on its object, asked by `sender` (by
+    /// default the sender `call` claims for).
+    mutating func get(_ name: String, from sender: String = ":1.1") -> Value? {
         let compass = name == "HasCompass" || name == "CompassHeading"
         let call = Call(
-            sender: ":1.99", path: compass ? Self.compassPath : Self.path, interface: Self.propertiesInterface, member: "Get",
+            sender: sender, path: compass ? Self.compassPath : Self.path, interface: Self.propertiesInterface, member: "Get",
             signature: "ss", strings: [compass ? Self.compassInterface : Self.interface, name])
         guard case .reply(_, .value(let value)) = receive(call, token: 9999).first else { return nil }
         return value

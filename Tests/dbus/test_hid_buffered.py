@@ -147,6 +147,10 @@ class HidCompassTests(HidBufferedTestCase):
         self.assertEqual(seen, HEADINGS, f"CompassHeading signals: {client.signals}\n{self.daemon.log_tail()}")
         self.assertTrue(all(0 <= heading < 360 for heading in seen), seen)
         self.assertAlmostEqual(self.compass_get(client, "CompassHeading"), HEADINGS[-1], places=6)
+        # A sender without a compass claim reads that there is a compass, not where it points.
+        bystander = self.client()
+        self.assertTrue(self.compass_get(bystander, "HasCompass"))
+        self.assertEqual(self.compass_get(bystander, "CompassHeading"), -1.0, "the heading told to a sender that has not claimed")
         capturing = {"buffer/enable": "1", "scan_elements/in_rot_from_north_magnetic_tilt_comp_en": "1",
                      "scan_elements/in_timestamp_en": "1", "trigger/current_trigger": "magn_3d-dev1",
                      "scan_elements/in_magn_x_en": "0", "scan_elements/in_magn_y_en": "0",

@@ -18,12 +18,12 @@ from bus import (HID, REPO, IFACE, LEFT_UP_RAW, NAME, NORMAL_RAW, PATH, BusClien
 
 COMPASS_PATH = PATH + "/Compass"
 COMPASS_IFACE = IFACE + ".Compass"
-# The installed policy gives the compass to the geoclue user alone; the tests'
-# clients (root) stand in for GeoClue with the same rules.
-AS_GEOCLUE = """  <policy user="root">
-""" + "".join(f"""    <allow send_destination="{NAME}" send_interface="{interface}" send_path="{COMPASS_PATH}"/>
-""" for interface in (COMPASS_IFACE, "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties",
-                      "org.freedesktop.DBus.Peer")) + "  </policy>\n"
+# The installed policy lets the geoclue user alone claim the compass; the
+# tests' clients (root) stand in for GeoClue with the same rule.
+AS_GEOCLUE = f"""  <policy user="root">
+    <allow send_destination="{NAME}" send_interface="{COMPASS_IFACE}" send_path="{COMPASS_PATH}"/>
+  </policy>
+"""
 
 
 class MonitorSensorTests(SensorProxyTestCase):
@@ -132,20 +132,23 @@ class PropertyTests(SensorProxyTestCase):
         self.assertEqual(self.claimers(), 0)
         self.daemon.wait_for_log(rf"{re.escape(client.name)} released the proximity sensor \(0 claimers\)")
 
-    def test_the_compass_is_geoclues_alone(self):
-        """the bus policy keeps everyone but the geoclue user from the compass object, as iio-sensor-proxy's does"""
+    def test_only_geoclue_claims_the_compass_and_anyone_reads_has_compass(self):
+        """the bus policy keeps everyone but the geoclue user from ClaimCompass, as iio-sensor-proxy's does; anyone may
+        read the compass object's properties and introspect it (iio-sensor-proxy 3.7's monitor-sensor reads HasCompass)"""
         self.sysfs.add(HID)
         self.start_proxy()
         client = self.client()
-        for member, args, interface in [
-                ("ClaimCompass", None, COMPASS_IFACE),
-                ("Get", GLib.Variant("(ss)", (COMPASS_IFACE, "CompassHeading")), "org.freedesktop.DBus.Properties"),
-                ("Introspect", None, "org.freedesktop.DBus.Introspectable")]:
+        for member in ("ClaimCompass", "ReleaseCompass"):
             with self.subTest(member=member):
                 with self.assertRaises(GLib.Error) as raised:
-                    client.call(member, args, interface=interface, path=COMPASS_PATH)
+                    client.call(member, interface=COMPASS_IFACE, path=COMPASS_PATH)
                 self.assertEqual(dbus_error_name(raised.exception), "org.freedesktop.DBus.Error.AccessDenied")
                 self.assertIn("Rejected send message", str(raised.exception))
+        everything = client.call("GetAll", GLib.Variant("(s)", (COMPASS_IFACE,)), interface="org.freedesktop.DBus.Properties",
+                                 path=COMPASS_PATH)[0]
+        self.assertEqual(everything, {"HasCompass": False, "CompassHeading": -1.0})
+        xml = client.call("Introspect", interface="org.freedesktop.DBus.Introspectable", path=COMPASS_PATH)[0]
+        self.assertIn('<method name="ClaimCompass"/>', xml)
         self.assertEqual(client.get("HasAccelerometer"), True)
 
 

@@ -151,20 +151,21 @@ class DBusFilesTests(unittest.TestCase):
         self.assertEqual(callable_interfaces, {"net.hadess.SensorProxy", "org.freedesktop.DBus.Introspectable",
                                                "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer"})
 
-    def test_the_bus_policy_gives_the_compass_to_geoclue_alone(self):
-        """as iio-sensor-proxy's policy: the geoclue user may call the compass object; the default context may not"""
+    def test_the_bus_policy_gives_the_compass_claim_to_geoclue_alone(self):
+        """as iio-sensor-proxy's policy: only the geoclue user may call the compass interface (ClaimCompass and
+        ReleaseCompass); the default context may read, introspect and ping every object, the compass's too"""
         import xml.etree.ElementTree as ET
         root = ET.parse(self.tree.path("/usr/share/dbus-1/system.d/orientd.conf")).getroot()
         compass = "/net/hadess/SensorProxy/Compass"
         geoclue = root.find("policy[@user='geoclue']")
         self.assertIsNotNone(geoclue)
         self.assertEqual({(a.get("send_interface"), a.get("send_path")) for a in geoclue.findall("allow")},
-                         {(i, compass) for i in ("net.hadess.SensorProxy.Compass", "org.freedesktop.DBus.Introspectable",
-                                                 "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer")})
+                         {("net.hadess.SensorProxy.Compass", compass)})
         default = root.find("policy[@context='default']")
-        self.assertEqual({(d.get("send_interface"), d.get("send_path")) for d in default.findall("deny")},
-                         {(i, compass) for i in ("org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties",
-                                                 "org.freedesktop.DBus.Peer")})
+        self.assertEqual(default.findall("deny"), [])
+        allowed = {a.get("send_interface") for a in default.findall("allow")}
+        self.assertNotIn("net.hadess.SensorProxy.Compass", allowed)
+        self.assertTrue(all(a.get("send_path") is None for a in default.findall("allow")), "the default context's rules hold for every object")
 
     def test_activation_by_name_starts_the_orientd_unit(self):
         """the activation file names net.hadess.SensorProxy and SystemdService=orientd.service, which declares BusName="""
