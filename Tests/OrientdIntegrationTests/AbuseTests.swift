@@ -927,13 +927,15 @@ struct AbuseTests {
         sourceLocation: SourceLocation = #_sourceLocation, expected: (Message) -> Bool
     ) throws -> Recovery {
         #expect(daemon.isRunning, "orientd died: \(daemon.stderr.suffix(2000))", sourceLocation: sourceLocation)
-        let reaped = ProcessStats.waitFor(timeout: 10, { ProcessStats.fdCount(daemon.pid) }, until: { $0 == baseline.fds })
+        // After a thousand clients the loop may still be closing their fds:
+        // how long that takes is CPU speed alone (Slowdown).
+        let reaped = ProcessStats.waitFor(timeout: Slowdown.scaled(10), { ProcessStats.fdCount(daemon.pid) }, until: { $0 == baseline.fds })
         #expect(
             reaped.met, "fds \(reaped.value ?? -1) once the abusive clients were gone, baseline \(baseline.fds): \(ProcessStats.fdKinds(daemon.pid)) vs \(baseline.fdKinds)",
             sourceLocation: sourceLocation)
 
         // (a) The controller's last word is what a fresh client reads.
-        let reply = try watched.controller.request(final)
+        let reply = try watched.controller.request(final, timeout: Slowdown.scaled(5))
         #expect(reply.type == "ok", "the controller's final request answered \(reply)", sourceLocation: sourceLocation)
         let fresh = try daemon.freshState()
         #expect(expected(fresh), "a fresh client got \(fresh)", sourceLocation: sourceLocation)
@@ -943,7 +945,7 @@ struct AbuseTests {
 
         // (b) Every subscriber ends on it: same content, same t_ms.
         for (index, subscriber) in watched.subscribers.enumerated() {
-            let final = try subscriber.read(until: { $0.type == "state" && $0.tMs == fresh.tMs }, timeout: 10)
+            let final = try subscriber.read(until: { $0.type == "state" && $0.tMs == fresh.tMs }, timeout: Slowdown.scaled(10))
             #expect(final.match.content == fresh.content, "subscriber \(index) got \(final.match)", sourceLocation: sourceLocation)
             let after = try Self.lastPush(subscriber, after: final.match, seq: 900_000 + Int64(index) * 2)
             #expect(
@@ -952,7 +954,7 @@ struct AbuseTests {
         }
 
         // (c) The fresh client is gone too: fds exactly, RSS within the tolerance.
-        let fds = ProcessStats.waitFor(timeout: 10, { ProcessStats.fdCount(daemon.pid) }, until: { $0 == baseline.fds })
+        let fds = ProcessStats.waitFor(timeout: Slowdown.scaled(10), { ProcessStats.fdCount(daemon.pid) }, until: { $0 == baseline.fds })
         #expect(
             fds.met, "fds \(fds.value ?? -1), baseline \(baseline.fds): \(ProcessStats.fdKinds(daemon.pid)) vs \(baseline.fdKinds)",
             sourceLocation: sourceLocation)
@@ -976,8 +978,10 @@ struct AbuseTests {
 
     /// Reads from all `clients` at once (poll) until, for each, `done(index,
     /// message)` holds for a message or the server closes the connection.
-    /// Throws at the deadline, naming how many are still waiting.
-    static func collect(_ clients: [Client], timeout: Double = 10, done: (Int, Message) -> Bool) throws -> [Inbox] {
+    /// Throws at the deadline (`timeout` × Slowdown: serving hundreds of
+    /// clients is CPU speed alone), naming how many are still waiting.
+    static func collect(_ clients: [Client], timeout budget: Double = 10, done: (Int, Message) -> Bool) throws -> [Inbox] {
+        let timeout = Slowdown.scaled(budget)
         let deadline = ContinuousClock.now + .seconds(timeout)
         var inboxes = [Inbox](repeating: Inbox(), count: clients.count)
         func drain(_ index: Int) throws {
@@ -1009,8 +1013,9 @@ struct AbuseTests {
 
     /// Writes each payload to its client as the sockets take them, round robin,
     /// until each is written or its peer hung up. Returns the bytes each sent.
+    /// The deadline is `timeout` × Slowdown, as `collect`'s.
     static func pump(_ clients: [Client], _ payloads: [[UInt8]], timeout: Double) throws -> (sent: [Int], peerGone: [Bool]) {
-        let deadline = ContinuousClock.now + .seconds(timeout)
+        let deadline = ContinuousClock.now + .seconds(Slowdown.scaled(timeout))
         var sent = [Int](repeating: 0, count: clients.count)
         var gone = [Bool](repeating: false, count: clients.count)
         while true {

@@ -5,9 +5,12 @@ import Foundation
 /// under qemu-user's TCG and sets it (scripts/trixie/arm64.sh, docs/packaging.md).
 ///
 /// Only budgets that measure nothing but CPU speed are multiplied by it: the
-/// suites' time limits, a p99 latency, CPU ticks spent while idle. Deadlines
-/// that wait for a condition already poll until it holds, and budgets that
-/// count events (messages, wakeups, fds) do not depend on speed, so they stay.
+/// suites' time limits, a p99 latency, CPU ticks spent while idle, and the
+/// Abuse suite's deadlines for serving and reaping hundreds of clients (each
+/// a wait that ends as soon as its condition holds). Other deadlines stay:
+/// some bound a wait for something that must not happen, which a factor
+/// would only make slower; budgets that count events (messages, wakeups,
+/// fds) do not depend on speed.
 enum Slowdown {
     static let factor: Int = {
         let text = ProcessInfo.processInfo.environment["ORIENTD_TEST_SLOWDOWN"]
