@@ -2,13 +2,15 @@
  * hid-sensor-hub: a HID sensor hub made through /dev/uhid, for make
  * check-kernel (Tests/kernel/README.md describes each descriptor).
  *
- * One hub with three sensors, each a Physical collection on the HID sensor
+ * One hub with four sensors, each a Physical collection on the HID sensor
  * usage page (0x20) with its own report ID:
  *   1  Accelerometer 3D (0x73): X, Y, Z, signed 32-bit, in milli-g
  *   2  Ambient light (0x41): illuminance, unsigned 32-bit, in lux
  *   3  Human presence / proximity (0x11): presence, 8-bit, 0 or 1
- * The kernel binds hid-sensor-hub to it, then hid-sensor-accel-3d, -als and
- * -prox to its cells. Like a real hub, a sensor sends input reports at its
+ *   4  Compass 3D (0x83): the tilt-compensated heading from magnetic north
+ *      (0x0475), 32-bit, in whole degrees 0..359
+ * The kernel binds hid-sensor-hub to it, then hid-sensor-accel-3d, -als,
+ * -prox and -magn-3d to its cells. Like a real hub, a sensor sends input reports at its
  * report interval only while the kernel has it at power state D0 with
  * reporting state "all events"; it answers every GET_REPORT (feature or
  * input) with its current values, and a SET_REPORT of a feature report
@@ -20,6 +22,7 @@
  *   accel X Y Z   new accelerometer values (milli-g), sent at once if reporting
  *   light LUX     new illuminance
  *   prox 0|1      presence
+ *   heading DEG   the compass heading (degrees from magnetic north, 0..359)
  *   quit          destroy the device and exit
  * Events are printed to standard output, one a line, with CLOCK_MONOTONIC
  * time in microseconds first:
@@ -148,6 +151,7 @@ static struct sensor sensors[] = {
     {"accel", 1, 1, 1, 2, 100, 0, {0, 0, 1000}, 3, 4, 0, 0, 0, 0, 0},
     {"light", 2, 1, 1, 2, 100, 0, {300}, 1, 4, 0, 0, 0, 0, 0},
     {"prox", 3, 1, 1, 2, 100, 0, {0}, 1, 1, 0, 0, 0, 0, 0},
+    {"compass", 4, 1, 1, 2, 100, 0, {0}, 1, 4, 0, 0, 0, 0, 0},
 };
 #define NSENSORS (sizeof sensors / sizeof sensors[0])
 
@@ -181,6 +185,21 @@ static void build_descriptor(void)
     common_features(0x14b1); /* presence | change sensitivity abs */
     common_inputs();
     value(0x04b1, 8, 0, 1, 0, 0x80);
+    END_COLLECTION();
+    /* compass: the heading only, as hid-sensor-magn-3d takes any subset of
+     * its fields (flux X, Y, Z 0x0485-0x0487; the headings from north
+     * compensated magnetic, compensated true, magnetic, true 0x0475-0x0478;
+     * a timestamp) and makes one IIO channel of each: 0x0475 is
+     * in_rot_from_north_magnetic_tilt_comp. (0x0479, next to them, is
+     * Distance: the driver finds no field there and fails its probe.) Unit
+     * exponent 0: whole degrees, the kernel's scale 1. */
+    USAGE_PAGE(0x20);
+    USAGE8(0x83);
+    COLLECTION(PHYSICAL);
+    REPORT_ID(4);
+    common_features(0x1475); /* compensated magnetic north | change sensitivity abs */
+    common_inputs();
+    value(0x0475, 32, 0, 359, 0, 0x80);
     END_COLLECTION();
 }
 
@@ -356,6 +375,9 @@ static void command(char *line, int *quit)
     } else if (sscanf(line, "prox %d", &x) == 1) {
         s = &sensors[2];
         s->values[0] = x != 0;
+    } else if (sscanf(line, "heading %d", &x) == 1) {
+        s = &sensors[3];
+        s->values[0] = ((x % 360) + 360) % 360;
     } else if (strncmp(line, "quit", 4) == 0) {
         *quit = 1;
         return;

@@ -31,6 +31,8 @@ finish() {
     journalctl -u orientd.service -o short-monotonic --no-pager 2>&1 | sed 's/^/JOURNAL /' >"$out"
     sed 's/^/JOURNAL hub: /' /run/hub.log >"$out" 2>/dev/null
     sed 's/^/JOURNAL uinput: /' /run/uinput.log >"$out" 2>/dev/null
+    journalctl -u systemd-logind.service -u 'getty@*' -u 'modprobe@industrialio.service' -o short-monotonic --no-pager 2>&1 \
+        | sed 's/^/JOURNAL system: /' >"$out"
     if [ "$failed" = 0 ]; then report "ALL PASSED"; else report "SOME FAILED"; fi
     exit 0
 }
@@ -54,7 +56,260 @@ iio_by_name() {
 }
 hub_says() { grep -q -- "$1" "$hub_log"; }
 
+# --- input-subsystem sensors through /dev/uinput ------------------------------
+# uinput-sensors (Tests/kernel/uinput-sensors.c) makes the devices on command:
+# an input accelerometer (INPUT_PROP_ACCELEROMETER, 1024 units per g), a
+# SW_FRONT_PROXIMITY switch and a SW_TABLET_MODE switch. The kernel's evdev
+# makes their nodes and udev's input_id builtin classifies them.
+ufifo=/run/uinput.fifo
+ulog=/run/uinput.log
+uinput=""
+start_uinput() {
+    rm -f "$ufifo"
+    uinput-sensors "$ufifo" >>"$ulog" 2>&1 &
+    uinput=$!
+    wait_for 5 test -p "$ufifo"
+}
+usend() { echo "$*" >"$ufifo"; }
+# The event node of the last device NAME created: "created accel input7 event3".
+event_node() { awk -v d="$1" '$2 == "created" && $3 == d { e = $5 } END { if (e == "") exit 1; print "/dev/input/" e }' "$ulog"; }
+# ucreate NAME [STATE]: creates the device and waits for its node and udev.
+ucreate() {
+    local before
+    before=$(grep -c " created $1 " "$ulog")
+    usend create "$@"
+    wait_for 10 sh -c "[ \$(grep -c ' created $1 ' '$ulog') -gt $before ]" || return 1
+    wait_for 10 test -c "$(event_node "$1")" || return 1
+    udevadm settle -t 10
+}
+accel_iio() {
+    local d
+    for d in /sys/bus/iio/devices/iio:device*; do
+        [ -e "$d/in_accel_x_raw" ] && { echo "$d"; return 0; }
+    done
+    return 1
+}
+# turns LOG: four turns (left-up, bottom-up, right-up, normal), each set by
+# `$turn_setter X Y Z` (milli-g in the device's own axes; with the identity
+# matrix -y is normal and +x left-up) and waited for in LOG's last line, which
+# must match $turn_pattern (an extended regex, %s standing for the
+# orientation). Prints what it saw.
+turn_setter=""
+turn_pattern=""
+last_line_matches() { tail -n 1 "$1" | grep -q -E "$2"; }
+turns() {
+    local log=$1 seen="" turn
+    for turn in "1000 0 0:left-up" "0 1000 0:bottom-up" "-1000 0 0:right-up" "0 -1000 0:normal"; do
+        # shellcheck disable=SC2086
+        $turn_setter ${turn%%:*}
+        if wait_for 20 last_line_matches "$log" "${turn_pattern//%s/${turn#*:}}"; then
+            seen="$seen ${turn#*:}"
+        else
+            seen="$seen (no ${turn#*:})"
+        fi
+    done
+    echo "$seen"
+}
+uaccel() { usend accel "$@"; }
+
+# --- a real I2C accelerometer driver on i2c-stub --------------------------------
+# i2c-stub emulates a chip as 256 byte registers that keep what is written.
+# bmc150_accel probes with register reads and writes only: a soft reset
+# (0xB6 to 0x14), the chip ID (0x00: 0xFA, the BMA255/BMC150 family), the
+# power mode, bandwidth and range (4 g); without an IRQ it registers no
+# trigger, so its buffer cannot run and orientd polls in_accel_*_raw. Each
+# axis is 12 bits, left-aligned in two registers (LSB first, from 0x02):
+# 512 per g at 4 g (in_accel_scale 0.019154).
+stub_addr=0x18
+stub_bus=""
+# stub_accel X Y Z: the data registers for X, Y, Z milli-g.
+stub_accel() {
+    local regs="" reg=2 mg raw
+    for mg in "$@"; do
+        raw=$(( (mg * 512 / 1000) << 4 & 0xffff ))
+        regs="$regs $(printf '0x%02x=0x%02x 0x%02x=0x%02x' $reg $((raw & 0xff)) $((reg + 1)) $((raw >> 8)))"
+        reg=$((reg + 2))
+    done
+    # shellcheck disable=SC2086
+    smbus-regs "$stub_bus" "$stub_addr" $regs
+}
+
+# --- the second machine ----------------------------------------------------------
+# run.sh boots the guest a second time as an HP Pavilion x2 Detachable (board
+# 815D), for which 60-sensor.hwdb gives i2c:bmc150_accel the matrix
+# 0, -1, 0; -1, 0, 0; 0, 0, 1: the z-z entry +1, where the T103HAF's is -1.
+# No IIO module is loaded when its checks start.
+hp_matrix="0, -1, 0; -1, 0, 0; 0, 0, 1"
+# hp_accel X Y Z: the chip's registers for the panel's X, Y, Z (milli-g; the
+# matrix maps raw (x, y, z) to the panel's (-y, -x, z)).
+hp_accel() { stub_accel $((-$2)) $((-$1)) "$3"; }
+iio_major() { grep -q ' iio$' /proc/devices; }
+# as_user USER ARGS...: orientctl ARGS as USER (nobody: nobody and nogroup),
+# through setpriv; prints "exit STATUS: OUTPUT". orientctl exits 77 when
+# refused (not-permitted).
+as_user() {
+    local who=$1 status=0 out group
+    shift
+    group=$who
+    [ "$who" = nobody ] && group=nogroup
+    out=$(setpriv --reuid="$who" --regid="$group" --clear-groups orientctl "$@" 2>&1) || status=$?
+    echo "exit $status: $out"
+}
+# poll_as SECONDS STATUS USER ARGS...: as_user until orientctl exits with
+# STATUS (logind's state files follow a VT switch a moment after its D-Bus
+# properties do) or SECONDS pass; prints the last answer.
+poll_as() {
+    local deadline=$((SECONDS + $1)) want=$2 said
+    shift 2
+    while :; do
+        said=$(as_user "$@")
+        [[ "$said" == "exit $want: "* ]] || [ "$SECONDS" -ge "$deadline" ] && break
+        sleep 0.1
+    done
+    echo "$said"
+}
+# brief ANSWER: "exit 77 (uid 65534 is neither)" from a refusal as_user printed.
+brief() { echo "${1%%:*} ($(echo "$1" | grep -o -E 'uid [0-9]+ is neither|not-permitted' | head -1))"; }
+session_of() { loginctl list-sessions --no-legend | awk -v u="$1" '$3 == u { print $1; exit }'; }
+session_active() { [ "$(loginctl show-session "$1" -p Active --value)" = "$2" ]; }
+show_session() { loginctl show-session "$1" -p Name -p Seat -p TTY -p VTNr -p Type -p Class -p Active | oneline; }
+
+second_machine() {
+    note "the second machine: $(cat /sys/class/dmi/id/sys_vendor) $(cat /sys/class/dmi/id/product_name), board $(cat /sys/class/dmi/id/board_name) ($(cat /sys/class/dmi/id/modalias))"
+    # 21. The unit started before any IIO module: udev's rule starts orientd
+    # on an input accelerometer while no IIO module is loaded; the unit's
+    # modprobe@industrialio.service loads the IIO core first, so the device
+    # cgroup's char-iio entry exists, and the bmc150 that appears later is
+    # opened (its buffer enabled, which delivers nothing without an IRQ: then
+    # orientd polls), not refused with EPERM.
+    local before anode="" pid="" at_start="" loader="" idev="" idriver="" watch_log watcher eperm nothing mode
+    before=$(iio_major && echo loaded || echo "not loaded")
+    modprobe uinput || fail "modprobe uinput"
+    : >"$ulog"
+    start_uinput
+    if [ "$before" = "not loaded" ] && ucreate accel && wait_for 30 active orientd.service; then
+        anode=$(event_node accel)
+        pid=$(systemctl show -P MainPID orientd.service)
+        at_start=$(iio_major && echo loaded || echo "not loaded")
+        loader="modprobe@industrialio.service $(systemctl show -P Result modprobe@industrialio.service), exited at $(systemctl show -P ExecMainExitTimestampMonotonic modprobe@industrialio.service) µs, orientd started at $(systemctl show -P ExecMainStartTimestampMonotonic orientd.service) µs"
+        wait_for 15 sh -c "orientctl --json status | grep -q '\"driver\":\"input-accel\"'"
+    fi
+    usend remove accel
+    wait_for 15 sh -c "journalctl -u orientd.service -o cat --no-pager | grep -q 'accelerometer $(basename "${anode:-none}") gone'"
+    if modprobe i2c-stub chip_addr=$stub_addr && modprobe i2c-dev; then
+        for b in /sys/bus/i2c/devices/i2c-*; do
+            [ "$(cat "$b/name")" = "SMBus stub driver" ] && stub_bus=${b##*/i2c-}
+        done
+    fi
+    if [ -n "$stub_bus" ] && wait_for 5 test -c "/dev/i2c-$stub_bus" && smbus-regs "$stub_bus" $stub_addr 0x00=0xfa && hp_accel 0 -1000 0 \
+        && echo "bmc150_accel $stub_addr" >"/sys/bus/i2c/devices/i2c-$stub_bus/new_device" && wait_for 20 iio_by_name bmc150_accel; then
+        udevadm settle -t 10
+        idev=$(iio_by_name bmc150_accel)
+        idriver=$(basename "$(readlink -f "$idev/../driver")")
+        wait_for 20 sh -c "orientctl --json status | grep -q '\"device\":\"$(basename "$idev")\"'"
+    else
+        fail "no bmc150_accel on i2c-stub (bus '$stub_bus'): $(dmesg | grep -i -E 'i2c|bmc150' | tail -5 | oneline)"
+        return
+    fi
+    watch_log=$(mktemp)
+    orientctl watch >"$watch_log" 2>&1 &
+    watcher=$!
+    wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^normal'"
+    wait_for 10 sh -c "journalctl -u orientd.service -o cat --no-pager | grep -q '$(basename "$idev"): the buffer delivered nothing'"
+    eperm=$(journal | grep -E "/dev/iio:device[0-9]*.*Operation not permitted" | oneline)
+    nothing=$(journal | grep "$(basename "$idev"): the buffer delivered nothing" | tail -1)
+    mode=$(orientctl --json status | grep -o '"capture":"[a-z]*"')
+    if [ "$before" = "not loaded" ] && [ -n "$pid" ] && [ "$at_start" = loaded ] && [ -z "$eperm" ] && [ -n "$nothing" ] \
+        && [ "$mode" = '"capture":"polled"' ] && [ "$(systemctl show -P MainPID orientd.service)" = "$pid" ]; then
+        pass "orientd started by udev on the input accelerometer ($anode) with no IIO module loaded; $loader; the iio major at its start: $at_start; then $(basename "$idev") ($idriver) opened by the same process (PID $pid), no EPERM: '$nothing'; status $mode"
+    else
+        fail "orientd started before any IIO module: IIO core before $before, when orientd started '$at_start' (${loader:-orientd never started on the input accelerometer}); EPERM: '${eperm:-none}'; buffer: '${nothing:-never opened}'; status $mode; PID $(systemctl show -P MainPID orientd.service) (was $pid); $(journal | grep "$(basename "$idev")" | tail -3 | oneline)"
+    fi
+
+    # 22. The hwdb matrix with z +1 (udev's ACCEL_MOUNT_MATRIX for this DMI),
+    # in orientctl status with the z sign orientd decides for bmc150_accel
+    # (+1, the default), and four turns through it.
+    local props matrix status mm zs seen
+    props=$(udevadm info -q property "$idev")
+    matrix=$(echo "$props" | sed -n 's/^ACCEL_MOUNT_MATRIX=//p')
+    status=$(orientctl --json status 2>&1)
+    mm=$(echo "$status" | grep -o '"mount_matrix":{[^}]*}')
+    zs=$(echo "$status" | grep -o '"z_sign":{[^}]*}')
+    turn_setter=hp_accel
+    turn_pattern='^%s'
+    seen=$(turns "$watch_log")
+    kill "$watcher" 2>/dev/null
+    wait "$watcher" 2>/dev/null
+    if [ "$matrix" = "$hp_matrix" ] && [[ "$mm" == *"\"matrix\":\"$hp_matrix\""*'"source":"ACCEL_MOUNT_MATRIX"'* ]] && [[ "$zs" =~ \"sign\":1[,}] ]] \
+        && [ "$seen" = " left-up bottom-up right-up normal" ]; then
+        pass "the second machine's hwdb matrix (z +1): udev ACCEL_MOUNT_MATRIX=$matrix on $(basename "$idev") ($(cat "$idev/../modalias")); status $mm, $zs; four turns through it:$seen; orientctl watch printed: $(cut -d' ' -f1 "$watch_log" | oneline)"
+    else
+        fail "the second machine's matrix: udev '$matrix' (want '$hp_matrix'; $(echo "$props" | grep -E '^(ID_|ACCEL)' | oneline)); status $mm $zs; turns$seen; watch: $(oneline <"$watch_log")"
+    fi
+    usend quit
+    wait "$uinput" 2>/dev/null
+
+    # 23. The seat under logind on real VTs: orientd-seat1 logs in on tty2 and
+    # orientd-seat2 on tty3 (getty@ with --autologin: agetty, login,
+    # pam_systemd), tty2 made the active VT. Then with the daemon's default
+    # policy (lock-permission = seat) the user of tty2 may lock and unlock;
+    # nobody, and the user of tty3 (a session on seat0 that is not active),
+    # may not.
+    local s1="" s2="" shown1 shown2 said_lock said_unlock said_nobody said_other
+    systemctl start --no-block getty@tty2.service getty@tty3.service
+    wait_for 60 sh -c "loginctl list-sessions --no-legend | grep -q ' orientd-seat1 ' && loginctl list-sessions --no-legend | grep -q ' orientd-seat2 '"
+    s1=$(session_of orientd-seat1)
+    s2=$(session_of orientd-seat2)
+    if [ -z "$s1" ] || [ -z "$s2" ]; then
+        fail "no logind sessions on tty2 and tty3: $(loginctl list-sessions --no-legend | oneline); getty@tty2 $(systemctl is-active getty@tty2.service), getty@tty3 $(systemctl is-active getty@tty3.service); $(journalctl -u getty@tty2.service -u systemd-logind.service --no-pager | tail -4 | oneline)"
+        return
+    fi
+    vt-switch 2
+    wait_for 15 session_active "$s1" yes
+    wait_for 15 session_active "$s2" no
+    shown1=$(show_session "$s1")
+    shown2=$(show_session "$s2")
+    said_lock=$(poll_as 10 0 orientd-seat1 lock right-up)
+    said_unlock=$(as_user orientd-seat1 unlock)
+    said_nobody=$(as_user nobody lock left-up)
+    said_other=$(as_user orientd-seat2 lock left-up)
+    if [[ "|$shown1|" == *"|Seat=seat0|"* && "|$shown1|" == *"|VTNr=2|"* && "|$shown1|" == *"|Active=yes|"* ]] \
+        && [[ "|$shown2|" == *"|Seat=seat0|"* && "|$shown2|" == *"|VTNr=3|"* && "|$shown2|" == *"|Active=no|"* ]] && [ "$(vt-switch)" = 2 ] \
+        && [[ "$said_lock" == "exit 0: "* ]] && [[ "$said_unlock" == "exit 0: "* ]] && [[ "$said_nobody" == "exit 77: "*not-permitted* ]] && [[ "$said_other" == "exit 77: "*not-permitted* ]]; then
+        pass "the seat on VT 2 (active VT $(vt-switch)): session $s1 ($shown1) may lock: '$said_lock', unlock: '$said_unlock'; nobody: $(brief "$said_nobody"); orientd-seat2 on the inactive session $s2 ($shown2): $(brief "$said_other")"
+    else
+        fail "the seat on VT 2 (active VT $(vt-switch)): $s1 ($shown1), $s2 ($shown2); orientd-seat1 lock '$said_lock', unlock '$said_unlock'; nobody '$said_nobody'; orientd-seat2 '$said_other'"
+    fi
+
+    # 24. VT 3 made the active one: logind moves the seat to tty3's session,
+    # and orientd follows: now orientd-seat2 may lock and unlock, and
+    # orientd-seat1 and nobody may not.
+    vt-switch 3
+    wait_for 15 session_active "$s2" yes
+    wait_for 15 session_active "$s1" no
+    shown1=$(show_session "$s1")
+    shown2=$(show_session "$s2")
+    said_lock=$(poll_as 10 0 orientd-seat2 lock left-up)
+    said_unlock=$(as_user orientd-seat2 unlock)
+    said_other=$(poll_as 10 77 orientd-seat1 lock right-up)
+    said_nobody=$(as_user nobody lock right-up)
+    if [[ "|$shown2|" == *"|Seat=seat0|"* && "|$shown2|" == *"|VTNr=3|"* && "|$shown2|" == *"|Active=yes|"* ]] \
+        && [[ "|$shown1|" == *"|VTNr=2|"* && "|$shown1|" == *"|Active=no|"* ]] && [ "$(vt-switch)" = 3 ] \
+        && [[ "$said_lock" == "exit 0: "* ]] && [[ "$said_unlock" == "exit 0: "* ]] && [[ "$said_nobody" == "exit 77: "*not-permitted* ]] && [[ "$said_other" == "exit 77: "*not-permitted* ]]; then
+        pass "the seat after switching to VT 3 (active VT $(vt-switch)): session $s2 ($shown2) may lock: '$said_lock', unlock: '$said_unlock'; orientd-seat1 on $s1 ($shown1), no longer active: $(brief "$said_other"); nobody: $(brief "$said_nobody")"
+    else
+        fail "the seat after switching to VT 3 (active VT $(vt-switch)): $s2 ($shown2), $s1 ($shown1); orientd-seat2 lock '$said_lock', unlock '$said_unlock'; orientd-seat1 '$said_other'; nobody '$said_nobody'"
+    fi
+}
+
 note "kernel $(uname -r), $(systemd --version | head -1)"
+# The second boot (run.sh: orientd.machine=second) runs its own checks only.
+case " $(cat /proc/cmdline) " in
+*" orientd.machine=second "*)
+    second_machine
+    finish
+    ;;
+esac
 modprobe uhid || fail "modprobe uhid"
 
 # 1. The kernel binds hid-sensor-hub and hid-sensor-accel-3d to the emulated
@@ -159,8 +414,78 @@ if wait_for 30 grep -q "Accelerometer orientation changed\|=== Has accelerometer
 else
     fail "monitor-sensor: $(oneline <"$monitor_log"); orientd $(systemctl is-active orientd.service)"
 fi
+
+# 19. Light and proximity from the hub's als and prox through D-Bus, in the
+# same monitor-sensor (root, claiming every sensor): the hub's light changed
+# to 120 lux, its presence to 1 then 0. hid-sensor-prox has no near level of
+# its own: the faked T103HAF's hwdb entry gives PROXIMITY_NEAR_LEVEL=1 (run.sh).
+send "light 120"
+light=no
+wait_for 15 grep -q "Light changed: 120.000000 (lux)" "$monitor_log" && light=yes
+send "prox 1"
+near=no
+wait_for 15 sh -c "grep 'Proximity value changed' '$monitor_log' | tail -n 1 | grep -q 'changed: 1$'" && near=yes
+send "prox 0"
+far=no
+wait_for 15 sh -c "grep 'Proximity value changed' '$monitor_log' | tail -n 1 | grep -q 'changed: 0$'" && far=yes
+has=$(grep -E '=== (Has|No) (ambient light|proximity)' "$monitor_log" | oneline)
+others=$(orientctl --json status 2>&1 | grep -o '{"kind":"\(light\|proximity\)","device":"[^"]*","syspath":"[^"]*","driver":"[^"]*"' | oneline)
+near_level=$(udevadm info -q property "$(iio_by_name prox)" 2>/dev/null | sed -n 's/^PROXIMITY_NEAR_LEVEL=//p')
 kill "$monitor" 2>/dev/null
 wait "$monitor" 2>/dev/null
+if [ "$light$near$far" = yesyesyes ] && [[ "$has" == *"Has ambient light sensor"*"Has proximity sensor (near: 0)"* ]] \
+    && [[ "$others" == *'"kind":"light"'*'"driver":"iio-poll-als"'* ]] && [[ "$others" == *'"kind":"proximity"'*'"driver":"iio-poll-proximity"'* ]]; then
+    pass "light and proximity from the hub (hid-sensor-als, hid-sensor-prox, PROXIMITY_NEAR_LEVEL=$near_level from the hwdb) through monitor-sensor: light 120 lux, near, far; $(echo "$has" | tr '|' ';'); status: $(echo "$others" | sed 's/"syspath":"[^"]*",//g'); monitor-sensor: $(grep -E 'Light changed|Proximity value changed' "$monitor_log" | sed 's/^ *//' | oneline)"
+else
+    fail "light and proximity from the hub through monitor-sensor: light 120 $light, near $near, far $far; '$has'; status '$others'; PROXIMITY_NEAR_LEVEL '$near_level'; monitor-sensor: $(oneline <"$monitor_log"); $(journal | grep -E 'light|proximity' | tail -4 | oneline)"
+fi
+
+# 20. The compass on the same hub: hid-sensor-magn-3d binds to its Compass 3D
+# collection and exposes the tilt-compensated heading with a scan element;
+# orientctl status lists it on iio-buffer-compass. GeoClue's user (to whom
+# the installed bus policy gives the compass object) claims it through
+# monitor-sensor and sees CompassHeading follow the hub: 270 (before the
+# claim), then 0, 90, 180. Polkit is not on the guest's bus, so orientd's
+# default ([dbus] polkit = auto) says yes. nobody's ClaimCompass is refused by
+# the bus policy.
+if cdev=$(iio_by_name magn_3d); then
+    udevadm settle -t 10
+    ctypes=$(udevadm info -q property "$cdev" | sed -n 's/^IIO_SENSOR_PROXY_TYPE=//p')
+    cscan=$(cat "$cdev/scan_elements/in_rot_from_north_magnetic_tilt_comp_type" 2>&1)
+    cscale=$(cat "$cdev/in_rot_from_north_magnetic_tilt_comp_scale" "$cdev/in_rot_scale" 2>/dev/null | head -1)
+    ctrigger=$(for t in /sys/bus/iio/devices/trigger*; do cat "$t/name"; done 2>/dev/null | grep magn_3d | oneline)
+    wait_for 15 sh -c "orientctl --json status | grep -q '\"kind\":\"compass\"'"
+    cstatus=$(orientctl --json status 2>&1 | grep -o '{"kind":"compass","device":"[^"]*","syspath":"[^"]*","driver":"[^"]*"')
+    send "heading 270"
+    refused=$(setpriv --reuid=nobody --regid=nogroup --clear-groups dbus-send --system --print-reply --dest=net.hadess.SensorProxy \
+        /net/hadess/SensorProxy/Compass net.hadess.SensorProxy.Compass.ClaimCompass 2>&1)
+    compass_log=$(mktemp)
+    setpriv --reuid=geoclue --regid=geoclue --clear-groups stdbuf -oL monitor-sensor >"$compass_log" 2>&1 &
+    cmon=$!
+    headings=""
+    if wait_for 30 grep -q -E 'Compass heading changed: 270.000000$|=== Has compass \(heading: 270.000000\)' "$compass_log"; then
+        headings=270
+        for h in 0 90 180; do
+            send "heading $h"
+            if wait_for 15 sh -c "grep -E 'Compass heading changed' '$compass_log' | tail -n 1 | grep -q ': $h.000000\$'"; then
+                headings="$headings $h"
+            else
+                headings="$headings (no $h)"
+            fi
+        done
+    fi
+    kill "$cmon" 2>/dev/null
+    wait "$cmon" 2>/dev/null
+    captured=$(journal | grep -E "$(basename "$cdev"): compass from the buffer" | tail -1)
+    if [[ "$ctypes" == *iio-buffer-compass* ]] && [[ "$cscan" == le:s32/32* ]] && [ -n "$ctrigger" ] && [[ "$cstatus" == *'"driver":"iio-buffer-compass"'* ]] \
+        && [ "$headings" = "270 0 90 180" ] && [ -n "$captured" ] && [[ "$refused" == *org.freedesktop.DBus.Error.AccessDenied* ]]; then
+        pass "the compass on the hub: $cdev ($(basename "$(readlink -f "$cdev/../driver")"), trigger $ctrigger, heading scan $cscan, scale $cscale, IIO_SENSOR_PROXY_TYPE=$ctypes); status: $(echo "$cstatus" | sed 's/"syspath":"[^"]*",//'); as geoclue, monitor-sensor saw CompassHeading $headings ($(grep -E 'Has compass|Compass heading changed' "$compass_log" | sed 's/^ *//' | oneline)); orientd: ${captured#*: }; nobody's ClaimCompass: $(echo "$refused" | head -1 | cut -c1-120)"
+    else
+        fail "the compass on the hub: $cdev types '$ctypes', scan '$cscan', trigger '$ctrigger', status '$cstatus'; headings '$headings'; monitor-sensor as geoclue: $(oneline <"$compass_log"); orientd: '$captured'; nobody's claim: $(echo "$refused" | oneline); $(journal | grep -i compass | tail -4 | oneline)"
+    fi
+else
+    fail "no magn_3d IIO device on the hub: $(dmesg | grep -i -E 'magn|HID-SENSOR-200083' | tail -4 | oneline); $(ls /sys/bus/platform/devices | grep HID-SENSOR | oneline)"
+fi
 send "accel -1000 0 0"
 
 # 6. Nobody listening: once orientd released the sensor the kernel powers it
@@ -307,7 +632,7 @@ pings=$([ "$ping_before" = "$ping_after" ] && echo 0 || echo 1)
 wakeups=$((after - before))
 captures_idle=$(journal | grep -c -E "buffered capture started|sampling at")
 powered=$(tail -n +"$((hub_mark + 1))" "$hub_log" | grep ' accel power ' | cut -d' ' -f4- | oneline)
-raw_reads=$(tail -n +"$((hub_mark + 1))" "$hub_log" | grep -E ' (accel|light|prox) reads ' | cut -d' ' -f2- | oneline)
+raw_reads=$(tail -n +"$((hub_mark + 1))" "$hub_log" | grep -E ' (accel|light|prox|compass) reads ' | cut -d' ' -f2- | oneline)
 got=$(timeout 20 orientctl get 2>&1 | cut -d' ' -f1)
 captures_after=$(journal | grep -c -E "buffered capture started|sampling at")
 if [ -n "$found" ] && [ "$captures_idle" = "$captures_before" ] && [ "$wakeups" -le $((2 * pings)) ] && [ "$got" = left-up ] \
@@ -411,62 +736,6 @@ fi
 
 send quit
 wait "$hub"
-
-# --- input-subsystem sensors through /dev/uinput ------------------------------
-# uinput-sensors (Tests/kernel/uinput-sensors.c) makes the devices on command:
-# an input accelerometer (INPUT_PROP_ACCELEROMETER, 1024 units per g), a
-# SW_FRONT_PROXIMITY switch and a SW_TABLET_MODE switch. The kernel's evdev
-# makes their nodes and udev's input_id builtin classifies them.
-ufifo=/run/uinput.fifo
-ulog=/run/uinput.log
-uinput=""
-start_uinput() {
-    rm -f "$ufifo"
-    uinput-sensors "$ufifo" >>"$ulog" 2>&1 &
-    uinput=$!
-    wait_for 5 test -p "$ufifo"
-}
-usend() { echo "$*" >"$ufifo"; }
-# The event node of the last device NAME created: "created accel input7 event3".
-event_node() { awk -v d="$1" '$2 == "created" && $3 == d { e = $5 } END { if (e == "") exit 1; print "/dev/input/" e }' "$ulog"; }
-# ucreate NAME [STATE]: creates the device and waits for its node and udev.
-ucreate() {
-    local before
-    before=$(grep -c " created $1 " "$ulog")
-    usend create "$@"
-    wait_for 10 sh -c "[ \$(grep -c ' created $1 ' '$ulog') -gt $before ]" || return 1
-    wait_for 10 test -c "$(event_node "$1")" || return 1
-    udevadm settle -t 10
-}
-accel_iio() {
-    local d
-    for d in /sys/bus/iio/devices/iio:device*; do
-        [ -e "$d/in_accel_x_raw" ] && { echo "$d"; return 0; }
-    done
-    return 1
-}
-# turns LOG: four turns (left-up, bottom-up, right-up, normal), each set by
-# `$turn_setter X Y Z` (milli-g in the device's own axes; with the identity
-# matrix -y is normal and +x left-up) and waited for in LOG's last line, which
-# must match $turn_pattern (an extended regex, %s standing for the
-# orientation). Prints what it saw.
-turn_setter=""
-turn_pattern=""
-last_line_matches() { tail -n 1 "$1" | grep -q -E "$2"; }
-turns() {
-    local log=$1 seen="" turn
-    for turn in "1000 0 0:left-up" "0 1000 0:bottom-up" "-1000 0 0:right-up" "0 -1000 0:normal"; do
-        # shellcheck disable=SC2086
-        $turn_setter ${turn%%:*}
-        if wait_for 20 last_line_matches "$log" "${turn_pattern//%s/${turn#*:}}"; then
-            seen="$seen ${turn#*:}"
-        else
-            seen="$seen (no ${turn#*:})"
-        fi
-    done
-    echo "$seen"
-}
-uaccel() { usend accel "$@"; }
 
 # 12. With no IIO accelerometer (the hub is gone), udev's rule starts orientd
 # on the input accelerometer, which orientd reads through evdev with the
@@ -629,28 +898,6 @@ if tablet_mode_switch create; then
 else
     fail "uinput-sensors made no tablet-mode switch: $(tail -3 "$ulog" | oneline)"
 fi
-
-# --- a real I2C accelerometer driver on i2c-stub --------------------------------
-# i2c-stub emulates a chip as 256 byte registers that keep what is written.
-# bmc150_accel probes with register reads and writes only: a soft reset
-# (0xB6 to 0x14), the chip ID (0x00: 0xFA, the BMA255/BMC150 family), the
-# power mode, bandwidth and range (4 g); without an IRQ it registers no
-# trigger, so its buffer cannot run and orientd polls in_accel_*_raw. Each
-# axis is 12 bits, left-aligned in two registers (LSB first, from 0x02):
-# 512 per g at 4 g (in_accel_scale 0.019154).
-stub_addr=0x18
-stub_bus=""
-# stub_accel X Y Z: the data registers for X, Y, Z milli-g.
-stub_accel() {
-    local regs="" reg=2 mg raw
-    for mg in "$@"; do
-        raw=$(( (mg * 512 / 1000) << 4 & 0xffff ))
-        regs="$regs $(printf '0x%02x=0x%02x 0x%02x=0x%02x' $reg $((raw & 0xff)) $((reg + 1)) $((raw >> 8)))"
-        reg=$((reg + 2))
-    done
-    # shellcheck disable=SC2086
-    smbus-regs "$stub_bus" "$stub_addr" $regs
-}
 
 # 17. The input accelerometer removed, a bmc150_accel on i2c-stub: orientd
 # polls it through four turns made by changing the chip's data registers, and
