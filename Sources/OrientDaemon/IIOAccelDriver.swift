@@ -136,10 +136,18 @@ final class IIOAccelDriver: AccelerometerDriver {
         bufferWatchdog = loop.schedule(atMs: MonotonicClock.nowMs() + grace) { [unowned self] in
             self.bufferWatchdog = nil
             guard !self.bufferDelivered, !self.closed else { return }
+            if self.isOnChange, self.device.info.hasRawAxes {
+                // A sensor that reports only on change may just be slow to
+                // power up (a HID hub under load took seconds): poll until its
+                // buffer delivers, and keep the buffer.
+                self.log.notice("\(self.device.info.sysname): the buffer delivered nothing in \(Int(grace)) ms; polling until it does")
+                self.capture = .polled
+                self.sensor.captureChanged()
+                self.startPolling()
+                return
+            }
             self.log.notice("\(self.device.info.sysname): the buffer delivered nothing in \(Int(grace)) ms; polling instead")
-            // A sensor that reports only on change may just have been slow to
-            // power up (a HID hub under load): it gets its buffer again next time.
-            if !self.isOnChange { self.sensor.noteSilentBuffer(self.device) }
+            self.sensor.noteSilentBuffer(self.device)
             self.fallBackToPolling()
         }
         return true
@@ -180,6 +188,18 @@ final class IIOAccelDriver: AccelerometerDriver {
         }
         guard !scans.isEmpty else { return }
         bufferDelivered = true
+        if capture == .polled {
+            // The buffer of a slow on-change sensor delivers at last: stop polling.
+            loop.cancel(pollTimer)
+            pollTimer = nil
+            if let fd = replacementFD { loop.unwatch(fd) }
+            replacementFD = nil
+            accelerometer.closeRawAttributes()
+            capture = .buffered
+            log.info("\(device.info.sysname): the buffer delivers; polling stopped")
+            sensor.captureChanged()
+            if closed { return }
+        }
         // Arrival time for the newest scan; earlier scans of the batch keep their
         // spacing from the kernel's timestamps (or the nominal period without them).
         let now = MonotonicClock.nowMs()

@@ -359,6 +359,24 @@ class BufferedCaptureTests(unittest.TestCase):
                          f"after SIGHUP the buffer was not tried again:\n{daemon.log.text()}")
         self.assertEqual(daemon.stop(), 0, daemon.log.text())
 
+    def test_an_on_change_buffer_that_is_slow_to_start_is_polled_until_it_delivers_then_read_again(self):
+        """A HID accelerometer (in_accel_hysteresis) whose first scan comes 3 s late: polled after the 1.5 s grace
+        (left-up from the raw attributes), the buffer kept, and read from again once it delivers (normal)"""
+        daemon = Daemon(self, "hid-sensor-accel-3d-onchange", "hid-sensor-accel-3d-onchange-late.script")
+        client = daemon.subscribe()
+        started = daemon.log.wait_for(r"buffered capture started", 5)
+        self.assertIsNotNone(started, daemon.log.text())
+        polling = daemon.log.wait_for(r"the buffer delivered nothing in 1500 ms; polling until it does", 5)
+        self.assertIsNotNone(polling, daemon.log.text())
+        self.assertGreaterEqual(polling[0] - started[0], 1.4, "the on-change grace is 1.5 s")
+        seen, _ = watch_physical(client, ["left-up", "normal"], timeout=10)
+        self.assertEqual(seen, ["left-up", "normal"], f"raw attributes first, then the buffer:\n{daemon.log.text()}")
+        self.assertIsNotNone(daemon.log.wait_for(r"the buffer delivers; polling stopped", 5), daemon.log.text())
+        # Still capturing through the buffer: it was never switched off.
+        self.assertEqual(daemon.sysfs("buffer/enable"), "1")
+        self.assertNotIn("polling instead", daemon.log.text())
+        self.assertEqual(daemon.stop(), 0, daemon.log.text())
+
     def test_the_daemon_enables_only_the_accelerometer_scan_elements_and_the_buffer_while_subscribed(self):
         """*_en and buffer/enable read 1 in the testbed while a client subscribes, 0 once it leaves."""
         daemon = Daemon(self, "mpu6050-s16be", "mpu6050-s16be-turns.script")
