@@ -443,7 +443,7 @@ fi
 # 20. The compass on the same hub: hid-sensor-magn-3d binds to its Compass 3D
 # collection and exposes the tilt-compensated heading with a scan element;
 # orientctl status lists it on iio-buffer-compass. GeoClue's user (to whom
-# the installed bus policy gives the compass object) claims it through
+# the installed bus policy gives ClaimCompass) claims it through
 # monitor-sensor and sees CompassHeading follow the hub: 270 (before the
 # claim), then 0, 90, 180. Polkit is not on the guest's bus, so orientd's
 # default ([dbus] polkit = auto) says yes. nobody's ClaimCompass is refused by
