@@ -188,7 +188,7 @@ deb-arm64: deps
 # Run by hand, not in CI (docs/packaging.md: times, and what differs under
 # emulation). Fails with the reason, never skips.
 ARM64_DEB ?=
-check-boot-arm64: DEBIAN_DEPS += debootstrap systemd-container qemu-user-static
+check-boot-arm64: DEBIAN_DEPS += debootstrap systemd-container qemu-user-static gcc-aarch64-linux-gnu
 check-boot-arm64: $(if $(ARM64_DEB),deps,deb-arm64)
 	ARCH=arm64 SUITE=trixie scripts/check-boot/run.sh --deb "$(if $(ARM64_DEB),$(ARM64_DEB),$$(ls .build/deb/arm64/orientd_*_arm64.deb))"
 

@@ -132,5 +132,20 @@ else
     fail "the seat under logind (exit $seat_status; orientd said '$seen'): $(echo "$seat_out" | tr '\n' '|')"
 fi
 
+# Under qemu-user only (ORIENTD_BOOT_EMULATED, run.sh): what the emulation
+# changed, as NOTE lines, which count neither way. The pidfd_spawn shim must
+# not be in orientd; whether systemd applied the seccomp filters is shown.
+if [ -n "${ORIENTD_BOOT_EMULATED:-}" ]; then
+    echo "NOTE emulated by ${ORIENTD_BOOT_EMULATED//_/ }" >>"$result"
+    pid=$(prop MainPID)
+    if [ "$pid" -gt 0 ] && grep -q qemu-pidfd-spawn "/proc/$pid/maps"; then
+        fail "orientd (pid $pid) has the emulation's pidfd_spawn shim loaded"
+    elif [ "$pid" -gt 0 ]; then
+        pass "orientd (pid $pid) runs without the emulation's pidfd_spawn shim (it is in PID 1 only: $(grep -c qemu-pidfd-spawn /proc/1/maps) mappings there)"
+    else
+        fail "orientd is not running at the end"
+    fi
+    echo "NOTE orientd's /proc/$pid/status: $(grep -E '^(Seccomp|NoNewPrivs|CapBnd):' "/proc/$pid/status" | tr '\t\n' ' ')" >>"$result"
+fi
 journalctl -u orientd.service --no-pager -o short-monotonic >/boot-check.journal 2>&1
 if [ "$failed" = 0 ]; then echo "ALL PASSED" >>"$result"; else echo "SOME FAILED" >>"$result"; fi
