@@ -23,7 +23,15 @@
  * syscall() here turns such a clone into the plain fork qemu can do, and the
  * child unshare(2)s the same namespaces before it returns: what the kernel
  * does for clone itself. CLONE_NEWPID (its unshare differs) and everything
- * else go to glibc's syscall() unchanged. */
+ * else go to glibc's syscall() unchanged.
+ *
+ * And qemu 7.2's statx keeps STATX_MNT_ID in stx_mask but never copies
+ * stx_mnt_id, which reads 0. systemd-executor, matching its remounts against
+ * /proc/self/mountinfo by that id, gave up on every sandboxed unit: "Failed to
+ * set up mount namespacing: Invalid argument" (systemd-logind, orientd).
+ * statx() here clears the mask bits when the id is 0 (no real mount has id
+ * 0), so systemd takes the id from /proc/self/fdinfo as on kernels before
+ * 5.8. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,6 +40,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -39,6 +48,12 @@
 
 #ifndef POSIX_SPAWN_SETCGROUP
 #define POSIX_SPAWN_SETCGROUP 0x100 /* glibc 2.39's <spawn.h> */
+#endif
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x1000U
+#endif
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x4000U
 #endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -66,6 +81,21 @@ int pidfd_spawn(int *pidfd, const char *path, const posix_spawn_file_actions_t *
     return 0;
 }
 
+static void fix_mnt_id(struct statx *buf) {
+    if (buf->stx_mnt_id == 0)
+        buf->stx_mask &= ~(STATX_MNT_ID | STATX_MNT_ID_UNIQUE);
+}
+
+int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *buf) {
+    static int (*next)(int, const char *, int, unsigned int, struct statx *);
+    if (next == NULL)
+        next = (int (*)(int, const char *, int, unsigned int, struct statx *))dlsym(RTLD_NEXT, "statx");
+    int r = next(dirfd, path, flags, mask, buf);
+    if (r == 0)
+        fix_mnt_id(buf);
+    return r;
+}
+
 long syscall(long number, ...) {
     static long (*next)(long, ...);
     va_list ap;
@@ -88,5 +118,8 @@ long syscall(long number, ...) {
             return pid;
         }
     }
-    return next(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+    long r = next(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+    if (number == SYS_statx && r == 0)
+        fix_mnt_id((struct statx *)a[4]);
+    return r;
 }
