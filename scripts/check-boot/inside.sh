@@ -134,7 +134,9 @@ fi
 
 # Under qemu-user only (ORIENTD_BOOT_EMULATED, run.sh): what the emulation
 # changed, as NOTE lines, which count neither way. The pidfd_spawn shim must
-# not be in orientd; whether systemd applied the seccomp filters is shown.
+# not be in orientd. Its Seccomp: line is shown for the record; under qemu it is
+# systemd-nspawn's own host-side filter, since qemu-user has no seccomp for the
+# container's systemd to install SystemCallFilter= with (docs/packaging.md).
 if [ -n "${ORIENTD_BOOT_EMULATED:-}" ]; then
     echo "NOTE emulated by ${ORIENTD_BOOT_EMULATED//_/ }" >>"$result"
     pid=$(prop MainPID)

@@ -200,8 +200,8 @@ nspawn_env=""
 if [ "$arch" != "$host_arch" ]; then
     # The one accommodation for qemu-user (docs/packaging.md): systemd 257
     # starts units with glibc's pidfd_spawn, whose clone3 and CLONE_PIDFD
-    # qemu-aarch64 7.2 lacks, and forks into new namespaces with clone flags
-    # qemu refuses. The shim (qemu-pidfd-spawn.c) is preloaded into PID 1
+    # qemu-aarch64 7.2 lacks, forks into new namespaces with clone flags qemu
+    # refuses, and trusts statx's mount id, which qemu leaves 0. The shim (qemu-pidfd-spawn.c) is preloaded into PID 1
     # (nspawn's --setenv reaches init) and so into systemd-executor, not into
     # the services, whose environment the system manager builds from scratch.
     # inside.sh checks that orientd has not got it.
