@@ -183,10 +183,12 @@ deb-arm64: deps
 # .build/check-boot/trixie-arm64/base), `apt-get install ./orientd_…_arm64.deb`,
 # booted with systemd-nspawn, its systemd and orientd under qemu-aarch64, for
 # check-boot's checks with every time limit 20 times longer
-# (ORIENTD_TEST_SLOWDOWN). Builds the package first (make deb-arm64, about 13
-# minutes cached); ARM64_DEB=path/orientd_…_arm64.deb boots that one instead.
-# Run by hand, not in CI (docs/packaging.md: times, and what differs under
-# emulation). Fails with the reason, never skips.
+# (ORIENTD_TEST_SLOWDOWN). The container's PID 1 gets a preloaded shim for
+# what qemu-user 7.2 lacks (scripts/check-boot/qemu-pidfd-spawn.c, built with
+# gcc-aarch64-linux-gnu); orientd does not. Builds the package first (make
+# deb-arm64, about 13 minutes cached); ARM64_DEB=path/orientd_…_arm64.deb boots
+# that one instead (221 s cached). Run by hand, not in CI (docs/packaging.md:
+# times, and what differs under emulation). Fails with the reason, never skips.
 ARM64_DEB ?=
 check-boot-arm64: DEBIAN_DEPS += debootstrap systemd-container qemu-user-static gcc-aarch64-linux-gnu
 check-boot-arm64: $(if $(ARM64_DEB),deps,deb-arm64)
