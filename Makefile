@@ -187,7 +187,7 @@ deb-arm64: deps
 # what qemu-user 7.2 lacks (scripts/check-boot/qemu-pidfd-spawn.c, built with
 # gcc-aarch64-linux-gnu); orientd does not. Builds the package first (make
 # deb-arm64, about 13 minutes cached); ARM64_DEB=path/orientd_…_arm64.deb boots
-# that one instead (221 s cached). Run by hand, not in CI (docs/packaging.md:
+# that one instead (192–221 s cached). Run by hand, not in CI (docs/packaging.md:
 # times, and what differs under emulation). Fails with the reason, never skips.
 ARM64_DEB ?=
 check-boot-arm64: DEBIAN_DEPS += debootstrap systemd-container qemu-user-static gcc-aarch64-linux-gnu
