@@ -22,7 +22,9 @@
 #      login at the device gets, then loginctl activate; the user may lock, and
 #      its constraint counts while held;
 #   3. after the session ends, the user is refused both again.
-# Exits 0 when all hold, 1 when one fails, 77 (skipped) without logind.
+# Exits 0 when all hold, 1 when one fails, 77 (skipped) without logind. Each
+# wait polls for 10 s, times ORIENTD_TEST_SLOWDOWN (default 1; make
+# check-boot-arm64's container, under qemu-user, sets 20).
 #
 #   sudo Tests/seat/check-logind-seat.sh
 set -eu
@@ -31,6 +33,8 @@ root=$(cd "$here/../.." && pwd)
 user=${SEAT_USER:-orientd-seat-test}
 orientctl=${ORIENTCTL:-$(command -v orientctl || echo "$root/.build/debug/orientctl")}
 tty=/dev/tty6
+slowdown=${ORIENTD_TEST_SLOWDOWN:-1}
+tries=$((100 * slowdown))
 
 skip() { echo "skipped: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -62,7 +66,7 @@ else
     "$orientd" --mock "$root/traces/demo.trace" --loop --socket "$socket" --state-dir "$dir/state" \
         --config "$dir/orientd.conf" 2>"$dir/stderr" &
     daemon=$!
-    for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.05; done
+    for _ in $(seq "$tries"); do [ -S "$socket" ] && break; sleep 0.05; done
     [ -S "$socket" ] || fail "orientd did not start: $(cat "$dir/stderr")"
 fi
 
@@ -91,16 +95,16 @@ else
     where="--setenv=XDG_SEAT=seat0"  # no VTs: logind puts the session on seat0 without one
 fi
 # shellcheck disable=SC2086  # $where is a list of options
-systemd-run --quiet --unit="$unit" --setenv=XDG_SESSION_CLASS=user --property=PAMName=login --property=User="$user" $where /bin/sleep 300 >/dev/null
+systemd-run --quiet --unit="$unit" --setenv=XDG_SESSION_CLASS=user --property=PAMName=login --property=User="$user" $where /bin/sleep $((300 * slowdown)) >/dev/null
 session=""
-for _ in $(seq 100); do
+for _ in $(seq "$tries"); do
     session=$(loginctl list-sessions --no-legend | awk -v u="$user" '$3 == u { print $1; exit }')
     [ -n "$session" ] && break
     sleep 0.1
 done
 [ -n "$session" ] || fail "no logind session for $user: $(loginctl list-sessions --no-legend)"
 loginctl activate "$session" || true
-for _ in $(seq 100); do
+for _ in $(seq "$tries"); do
     [ "$(loginctl show-session "$session" -p Active --value)" = yes ] && break
     sleep 0.1
 done
@@ -115,12 +119,12 @@ held "$said_hold" || fail "uid $uid with the active session on seat0 may not con
 echo "ok 2 - uid $uid with the active session $session on seat0 ($shown) may lock: $said; hold: $said_hold"
 
 systemctl stop "$unit"
-for _ in $(seq 100); do
+for _ in $(seq "$tries"); do
     loginctl show-session "$session" >/dev/null 2>&1 || break
     [ "$(loginctl show-session "$session" -p State --value)" = closing ] && break
     sleep 0.1
 done
-for _ in $(seq 100); do refused "$(as_user lock left-up)" && break; sleep 0.05; done
+for _ in $(seq "$tries"); do refused "$(as_user lock left-up)" && break; sleep 0.05; done
 said=$(as_user lock left-up)
 refused "$said" || fail "uid $uid may still lock after its session ended: $said"
 said_hold=$(hold)

@@ -17,16 +17,31 @@
 #                                                  Debian 13, the package
 #                                                  installed with `apt-get
 #                                                  install ./orientd_….deb`
+#   ARCH=arm64 SUITE=trixie scripts/check-boot/run.sh --deb ORIENTD_ARM64.DEB
+#                                                  the same with the arm64
+#                                                  package in an arm64 Debian
+#                                                  13, run through qemu-user
+#                                                  (make check-boot-arm64)
 #
 # With --deb, before booting: what the package's maintainer scripts did in the
 # root (the orientd user and its input membership from sysusers, the socket
 # enabled, the service not enabled) is checked too. The debootstrapped base is
 # cached in .build/check-boot/base (.build/check-boot/trixie/base for Debian
 # 13; delete it to rebuild); each run boots a fresh copy of it.
+#
+# ARCH (default: this machine's, dpkg --print-architecture) may be arm64 on
+# another host, with SUITE=trixie and --deb only: the base,
+# .build/check-boot/trixie-arm64/base, is debootstrapped as make check-arm64's
+# arm64 root is (scripts/trixie/root.sh: debootstrap --arch arm64 run through
+# qemu-user-static, binfmt_misc mounted and qemu-aarch64 registered with the F
+# flag when they are not), and the booted container's systemd, udev, dbus and
+# orientd all run under qemu-aarch64. It fails with the reason, never skips,
+# when qemu-user-static or binfmt_misc is missing. The differences under
+# emulation are in docs/packaging.md.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-usage="usage: run.sh STAGED_TREE | SUITE=trixie run.sh --deb ORIENTD.DEB"
+usage="usage: run.sh STAGED_TREE | [ARCH=arm64] SUITE=trixie run.sh --deb ORIENTD.DEB"
 deb=""
 if [ "${1:-}" = --deb ]; then
     deb=${2:?$usage}
@@ -41,6 +56,32 @@ bookworm) work="$repo/.build/check-boot" unitdir=/lib/systemd/system ;;
 trixie) work="$repo/.build/check-boot/trixie" unitdir=/usr/lib/systemd/system ;;
 *) echo "check-boot: SUITE is bookworm or trixie, not $suite" >&2; exit 2 ;;
 esac
+host_arch=$(dpkg --print-architecture)
+arch=${ARCH:-$host_arch}
+# How many times slower than this machine the container runs: 1 natively;
+# under qemu-user ORIENTD_TEST_SLOWDOWN, default 20 (as in make check-arm64:
+# Swift under qemu-aarch64 ran about 19 times slower here). The one factor
+# every time limit of the boot is multiplied by: nspawn's, the checks unit's
+# TimeoutStartSec=, and the waits inside (inside.sh, check-logind-seat.sh).
+# The watchdog check's 65 s is not a limit but the span it watches, and stays.
+slowdown=1
+if [ "$arch" != "$host_arch" ]; then
+    case $arch in
+    arm64) ;;
+    *) echo "check-boot: ARCH is $host_arch (this machine's) or arm64 (under qemu-user), not $arch" >&2; exit 2 ;;
+    esac
+    { [ "$suite" = trixie ] && [ -n "$deb" ]; } || { echo "check-boot: ARCH=$arch needs SUITE=trixie and --deb (the $arch package from make deb-$arch)" >&2; exit 2; }
+    work="$repo/.build/check-boot/trixie-$arch"
+    slowdown=${ORIENTD_TEST_SLOWDOWN:-20}
+    case $slowdown in
+    '' | *[!0-9]* | 0*) echo "check-boot: ORIENTD_TEST_SLOWDOWN=$slowdown: expected a whole number from 1 to 100" >&2; exit 2 ;;
+    esac
+    [ "$slowdown" -le 100 ] || { echo "check-boot: ORIENTD_TEST_SLOWDOWN=$slowdown: expected a whole number from 1 to 100" >&2; exit 2; }
+fi
+if [ -n "$deb" ]; then
+    deb_arch=$(dpkg-deb -f "$deb" Architecture) || { echo "check-boot: $deb is not a Debian package" >&2; exit 1; }
+    [ "$deb_arch" = "$arch" ] || [ "$deb_arch" = all ] || { echo "check-boot: $deb is for $deb_arch, this boot is $arch (ARCH=$deb_arch?)" >&2; exit 2; }
+fi
 base="$work/base"
 root="$work/root"
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -66,9 +107,22 @@ skip() {
 [ "$(id -u)" = 0 ] || skip "needs root (systemd-nspawn and debootstrap)"
 command -v systemd-nspawn >/dev/null || skip "systemd-nspawn is missing (Debian: systemd-container)"
 command -v debootstrap >/dev/null || { echo "check-boot: debootstrap is missing (Debian: debootstrap)" >&2; exit 1; }
+if [ "$arch" != "$host_arch" ]; then
+    # trixie_binfmt and trixie_root; at every run, since binfmt_misc's
+    # registration does not outlive a reboot and nspawn needs it as much as
+    # the chroots do. Each exits 1 with the reason.
+    . "$repo/scripts/trixie/root.sh"
+    trixie_binfmt check-boot
+    command -v aarch64-linux-gnu-gcc >/dev/null || { echo "check-boot: aarch64-linux-gnu-gcc is missing (Debian: gcc-aarch64-linux-gnu), needed for qemu-pidfd-spawn.c" >&2; exit 1; }
+fi
 
 mkdir -p "$work"
-if [ ! -f "$base/.complete-$suite" ] || [ "$(cat "$base/.complete-$suite")" != "$packages" ]; then
+if [ "$arch" != "$host_arch" ]; then
+    # make check-arm64's way, with this root's packages: debootstrap --arch,
+    # then apt-get install --no-install-recommends (recorded in
+    # base/.complete-trixie; another list rebuilds it).
+    trixie_root check-boot "$base" "$arch" "$(echo "$packages" | tr , ' ')"
+elif [ ! -f "$base/.complete-$suite" ] || [ "$(cat "$base/.complete-$suite")" != "$packages" ]; then
     echo "check-boot: debootstrap $suite into $base (cached for later runs)"
     rm -rf "$base" "$base.tmp"
     debootstrap --variant=minbase --include="$packages" "$suite" "$base.tmp" "$mirror" >"$work/debootstrap.log" 2>&1 || {
@@ -120,7 +174,7 @@ fi
 # The test unit, run once the system is up; it powers the machine off.
 install -m 0755 "$here/inside.sh" "$root/usr/local/sbin/orientd-boot-check"
 install -m 0755 "$repo/Tests/seat/check-logind-seat.sh" "$root/usr/local/sbin/orientd-seat-check"
-cat >"$root/etc/systemd/system/orientd-boot-check.service" <<'EOF'
+cat >"$root/etc/systemd/system/orientd-boot-check.service" <<EOF
 [Unit]
 Description=orientd boot checks (make check-boot)
 After=multi-user.target dbus.service
@@ -130,7 +184,8 @@ ExecStart=/usr/local/sbin/orientd-boot-check
 ExecStopPost=/bin/systemctl --no-block poweroff
 StandardOutput=journal+console
 StandardError=journal+console
-TimeoutStartSec=300
+Environment=ORIENTD_TEST_SLOWDOWN=$slowdown
+TimeoutStartSec=$((300 * slowdown))
 EOF
 mkdir -p "$root/etc/systemd/system/multi-user.target.wants" "$root/etc/systemd/system/sockets.target.wants"
 ln -sf ../orientd-boot-check.service "$root/etc/systemd/system/multi-user.target.wants/orientd-boot-check.service"
@@ -141,10 +196,31 @@ ln -sf /dev/null "$root/etc/systemd/system/iio-sensor-proxy.service"
 mkdir -p "$root/etc/orientd"
 printf '[dbus]\nenable = true\n' >"$root/etc/orientd/orientd.conf"
 rm -f "$root/boot-check.result"
+nspawn_env=""
+if [ "$arch" != "$host_arch" ]; then
+    # The one accommodation for qemu-user (docs/packaging.md): systemd 257
+    # starts units with glibc's pidfd_spawn, whose clone3 and CLONE_PIDFD
+    # qemu-aarch64 7.2 lacks, forks into new namespaces with clone flags qemu
+    # refuses, and trusts statx's mount id, which qemu leaves 0. The shim (qemu-pidfd-spawn.c) is preloaded into PID 1
+    # (nspawn's --setenv reaches init) and so into systemd-executor, not into
+    # the services, whose environment the system manager builds from scratch.
+    # inside.sh checks that orientd has not got it.
+    mkdir -p "$root/usr/local/lib/check-boot"
+    aarch64-linux-gnu-gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$root/usr/local/lib/check-boot/qemu-pidfd-spawn.so" \
+        "$here/qemu-pidfd-spawn.c" || { echo "check-boot: building qemu-pidfd-spawn.c for $arch failed" >&2; exit 1; }
+    nspawn_env="--setenv=LD_PRELOAD=/usr/local/lib/check-boot/qemu-pidfd-spawn.so"
+    sed -i "s|^Environment=ORIENTD_TEST_SLOWDOWN=.*|&\nEnvironment=ORIENTD_BOOT_EMULATED=$(/usr/bin/qemu-aarch64-static --version | head -1 | tr ' ' _)|" \
+        "$root/etc/systemd/system/orientd-boot-check.service"
+fi
 
-echo "check-boot: booting $suite (systemd-nspawn --boot; about two minutes)"
+if [ "$arch" = "$host_arch" ]; then
+    echo "check-boot: booting $suite (systemd-nspawn --boot; about two minutes)"
+else
+    echo "check-boot: booting $suite $arch under qemu-user (systemd-nspawn --boot; time limits $slowdown times the native ones)"
+fi
 status=0
-timeout 420 systemd-nspawn --register=no --keep-unit -q -D "$root" --boot >"$work/boot.log" 2>&1 || status=$?
+# shellcheck disable=SC2086 # $nspawn_env: one option or none
+timeout $((420 * slowdown)) systemd-nspawn --register=no --keep-unit -q -D "$root" $nspawn_env --boot >"$work/boot.log" 2>&1 || status=$?
 if [ ! -f "$root/boot-check.result" ]; then
     if ! grep -q "running in system mode" "$work/boot.log"; then
         tail -20 "$work/boot.log"
