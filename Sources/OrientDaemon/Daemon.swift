@@ -162,7 +162,6 @@ package final class Daemon {
         if replay != nil, server == nil, !options.print {
             log.warning("serving nothing: no socket and no --print (add --print to see the states, or --socket PATH to serve clients)")
         }
-        if options.dbus || config.dbus.enabled { startSensorProxy() }
         resetHinge()
         // A trace with base columns has a source: its policy is in the first state published.
         if replay != nil { _ = engine.setAutoRotate(autoRotatePolicy.policy, atMs: state.tMs) }
@@ -174,6 +173,10 @@ package final class Daemon {
         } else {
             startHardware()
         }
+        // The name is requested once the sensors are found, so that a client the
+        // bus activated us for reads Has… as they are, not all false (check-kernel
+        // saw monitor-sensor print "No accelerometer" and "No ambient light sensor").
+        if options.dbus || config.dbus.enabled { startSensorProxy() }
         startWatchdog()
         Systemd.notify("READY=1\nSTATUS=\(statusLine)")
         loop.run()
