@@ -88,6 +88,8 @@ exec unshare --mount --propagation private sh -c '
     mount --rbind /sys "$root/sys"
     mount --rbind /dev "$root/dev"
     mount -t tmpfs tmpfs "$root/tmp"
+    # After the tmpfs: a work tree under /tmp (a CI checkout) needs its mount point there.
+    mkdir -p "$root$repo"
     mount --bind "$repo" "$root$repo"
     if [ -n "$toolchain" ]; then
         mkdir -p "$root$toolchain"
