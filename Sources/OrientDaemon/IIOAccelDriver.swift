@@ -190,11 +190,7 @@ final class IIOAccelDriver: AccelerometerDriver {
         bufferDelivered = true
         if capture == .polled {
             // The buffer of a slow on-change sensor delivers at last: stop polling.
-            loop.cancel(pollTimer)
-            pollTimer = nil
-            if let fd = replacementFD { loop.unwatch(fd) }
-            replacementFD = nil
-            accelerometer.closeRawAttributes()
+            stopPolling()
             capture = .buffered
             log.info("\(device.info.sysname): the buffer delivers; polling stopped")
             sensor.captureChanged()
@@ -226,12 +222,17 @@ final class IIOAccelDriver: AccelerometerDriver {
     func close() {
         closed = true
         stopBuffered()
+        stopPolling()
+        capture = .none
+    }
+
+    /// Stops the polled path: its timer, the replacement watch, the raw attribute files.
+    private func stopPolling() {
         loop.cancel(pollTimer)
         pollTimer = nil
         if let fd = replacementFD { loop.unwatch(fd) }
         replacementFD = nil
         accelerometer.closeRawAttributes()
-        capture = .none
     }
 
     /// One reading of the polled path; schedules the next at the policy's interval.
