@@ -143,6 +143,29 @@ hp_matrix="0, -1, 0; -1, 0, 0; 0, 0, 1"
 # hp_accel X Y Z: the chip's registers for the panel's X, Y, Z (milli-g; the
 # matrix maps raw (x, y, z) to the panel's (-y, -x, z)).
 hp_accel() { stub_accel $((-$2)) $((-$1)) "$3"; }
+
+# The uinput accelerometer removed (orientd sees it go), then a bmc150_accel
+# on i2c-stub reading X Y Z (mg) through POSE (stub_accel, or hp_accel for the
+# second machine's mounting): sets stub_bus, idev and idriver once the kernel
+# has bound it and orientd's status names it; fails when it does not bind.
+#   bmc150_on_stub POSE X Y Z
+bmc150_on_stub() {
+    local pose=$1; shift
+    usend remove accel
+    wait_for 15 sh -c "journalctl -u orientd.service -o cat --no-pager | grep -q 'accelerometer $(basename "${anode:-none}") gone'"
+    if modprobe i2c-stub chip_addr=$stub_addr && modprobe i2c-dev; then
+        for b in /sys/bus/i2c/devices/i2c-*; do
+            [ "$(cat "$b/name")" = "SMBus stub driver" ] && stub_bus=${b##*/i2c-}
+        done
+    fi
+    [ -n "$stub_bus" ] && wait_for 5 test -c "/dev/i2c-$stub_bus" && smbus-regs "$stub_bus" $stub_addr 0x00=0xfa && "$pose" "$@" \
+        && echo "bmc150_accel $stub_addr" >"/sys/bus/i2c/devices/i2c-$stub_bus/new_device" && wait_for 20 iio_by_name bmc150_accel \
+        || return 1
+    udevadm settle -t 10
+    idev=$(iio_by_name bmc150_accel)
+    idriver=$(basename "$(readlink -f "$idev/../driver")")
+    wait_for 20 sh -c "orientctl --json status | grep -q '\"device\":\"$(basename "$idev")\"'"
+}
 iio_major() { grep -q ' iio$' /proc/devices; }
 # as_user USER ARGS...: orientctl ARGS as USER (nobody: nobody and nogroup),
 # through setpriv; prints "exit STATUS: OUTPUT". orientctl exits 77 when
@@ -194,20 +217,7 @@ second_machine() {
         loader="modprobe@industrialio.service $(systemctl show -P Result modprobe@industrialio.service), exited at $(systemctl show -P ExecMainExitTimestampMonotonic modprobe@industrialio.service) µs, orientd started at $(systemctl show -P ExecMainStartTimestampMonotonic orientd.service) µs"
         wait_for 15 sh -c "orientctl --json status | grep -q '\"driver\":\"input-accel\"'"
     fi
-    usend remove accel
-    wait_for 15 sh -c "journalctl -u orientd.service -o cat --no-pager | grep -q 'accelerometer $(basename "${anode:-none}") gone'"
-    if modprobe i2c-stub chip_addr=$stub_addr && modprobe i2c-dev; then
-        for b in /sys/bus/i2c/devices/i2c-*; do
-            [ "$(cat "$b/name")" = "SMBus stub driver" ] && stub_bus=${b##*/i2c-}
-        done
-    fi
-    if [ -n "$stub_bus" ] && wait_for 5 test -c "/dev/i2c-$stub_bus" && smbus-regs "$stub_bus" $stub_addr 0x00=0xfa && hp_accel 0 -1000 0 \
-        && echo "bmc150_accel $stub_addr" >"/sys/bus/i2c/devices/i2c-$stub_bus/new_device" && wait_for 20 iio_by_name bmc150_accel; then
-        udevadm settle -t 10
-        idev=$(iio_by_name bmc150_accel)
-        idriver=$(basename "$(readlink -f "$idev/../driver")")
-        wait_for 20 sh -c "orientctl --json status | grep -q '\"device\":\"$(basename "$idev")\"'"
-    else
+    if ! bmc150_on_stub hp_accel 0 -1000 0; then
         fail "no bmc150_accel on i2c-stub (bus '$stub_bus'): $(dmesg | grep -i -E 'i2c|bmc150' | tail -5 | oneline)"
         return
     fi
@@ -902,19 +912,7 @@ fi
 # 17. The input accelerometer removed, a bmc150_accel on i2c-stub: orientd
 # polls it through four turns made by changing the chip's data registers, and
 # orientctl status names the device and the driver.
-usend remove accel
-wait_for 15 sh -c "journalctl -u orientd.service -o cat --no-pager | grep -q 'accelerometer $(basename "${anode:-none}") gone'"
-if modprobe i2c-stub chip_addr=$stub_addr && modprobe i2c-dev; then
-    for b in /sys/bus/i2c/devices/i2c-*; do
-        [ "$(cat "$b/name")" = "SMBus stub driver" ] && stub_bus=${b##*/i2c-}
-    done
-fi
-if [ -n "$stub_bus" ] && wait_for 5 test -c "/dev/i2c-$stub_bus" && smbus-regs "$stub_bus" $stub_addr 0x00=0xfa && stub_accel 0 -1000 0 \
-    && echo "bmc150_accel $stub_addr" >"/sys/bus/i2c/devices/i2c-$stub_bus/new_device" && wait_for 20 iio_by_name bmc150_accel; then
-    udevadm settle -t 10
-    idev=$(iio_by_name bmc150_accel)
-    idriver=$(basename "$(readlink -f "$idev/../driver")")
-    wait_for 20 sh -c "orientctl --json status | grep -q '\"device\":\"$(basename "$idev")\"'"
+if bmc150_on_stub stub_accel 0 -1000 0; then
     # Read while nobody is listening: the driver answers EBUSY while its
     # buffer is enabled, which orientd tries for 500 ms at each claim.
     raw_y=$(cat "$idev/in_accel_y_raw" 2>&1)
