@@ -5,6 +5,10 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
+# The daemon's release build: each function in a section of its own, so that
+# the link's order file (Sources/orientd/orientd.order) can put the code that
+# runs together (docs/architecture.md, Memory).
+RELEASE_FLAGS = -Xswiftc -Xfrontend -Xswiftc -function-sections
 DEBIAN_DEPS  := pkg-config libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db binutils sway \
                 dbus-daemon iio-sensor-proxy python3-dbusmock python3-dbus libglib2.0-bin librsvg2-bin libstdc++-12-dev libevdev-dev
 BIN          := .build/debug
@@ -211,7 +215,7 @@ check-boot-arm64: $(if $(ARM64_DEB),deps,deb-arm64)
 # memory figure is the installed daemon's.
 bench: DEBIAN_DEPS += iio-sensor-proxy dbus-daemon
 bench: deps
-	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 	rm -f Benchmarks/.build/release/description.json
 	cd Benchmarks && $(SWIFT) build -c release $(SWIFT_FLAGS)
 	mkdir -p .build && BENCH_OUT=$${BENCH_OUT:-$(CURDIR)/.build/bench.json} umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py
@@ -262,7 +266,7 @@ install: deps
 
 # The release build `make install` installs (static Swift runtime), alone.
 release:
-	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 
 # What `make install` copies, from .build/release, without building and without
 # installing Debian packages: debian/rules runs it after its own release build.

@@ -7,6 +7,13 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+/* The program's own program headers (getauxval's AT_PHDR, elf.h's Elf64_Phdr)
+   and madvise's MADV_PAGEOUT, for releasing start-up's pages
+   (Sources/OrientDaemon/ProgramPages.swift). dl_iterate_phdr would need
+   _GNU_SOURCE. */
+#include <elf.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 
 /* struct ucred needs _GNU_SOURCE, which Glibc's module was built without. */
 struct orientd_ucred { pid_t pid; uid_t uid; gid_t gid; };

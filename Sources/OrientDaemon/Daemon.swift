@@ -179,6 +179,7 @@ package final class Daemon {
         if options.dbus || config.dbus.enabled { startSensorProxy() }
         startWatchdog()
         Systemd.notify("READY=1\nSTATUS=\(statusLine)")
+        releaseStartupPages("start-up")
         loop.run()
         Systemd.notify("STOPPING=1")
         output.flush()
@@ -481,6 +482,7 @@ package final class Daemon {
         sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
         if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")
+        releaseStartupPages("the reload")
     }
 }
 

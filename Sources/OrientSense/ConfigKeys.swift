@@ -154,6 +154,7 @@ let keyTable: [KeySpec] = [
             config.logLevel = DaemonConfig.LogLevel(rawValue: word) ?? .notice
         }),
     KeySpec(section: "daemon", name: "auto-rotate", kind: .autoRotate),
+    KeySpec(section: "daemon", name: "release-start-up-pages", kind: .bool { $0.releaseStartupPages = $1 }),
 
     KeySpec(section: "dbus", name: "enable", kind: .bool { $0.dbus.enabled = $1 }),
     KeySpec(

@@ -138,6 +138,7 @@ private let everyKey: [KeyCase] = [
     KeyCase("daemon", "seat-users", "1000, kiosk") { $0.seatUsers = .listed(["1000", "kiosk"]) },
     KeyCase("daemon", "log-level", "debug") { $0.logLevel = .debug },
     KeyCase("daemon", "auto-rotate", "tablet-mode") { $0.autoRotate = .tabletMode },
+    KeyCase("daemon", "release-start-up-pages", "false") { $0.releaseStartupPages = false },
     KeyCase("dbus", "enable", "true") { $0.dbus.enabled = true },
     KeyCase("dbus", "polkit", "required") { $0.dbus.polkit = .required },
     KeyCase("dbus", "replace", "yes") { $0.dbus.replace = true },

@@ -1,0 +1,81 @@
+internal import CLinux
+internal import OrientSense
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Releases the pages of orientd's own read-only and executable segments once
+/// start-up is over (`[daemon] release-start-up-pages`; the rule is
+/// `ProgramSegments`, in OrientSense). The kernel reclaims them
+/// (`MADV_PAGEOUT`: a page only orientd maps leaves the page cache too) and
+/// faults back in, from the cache or the file, what runs afterwards.
+package enum ProgramPages {
+    /// What one release did: the bytes advised and the daemon's resident set
+    /// before and after (`/proc/self/statm`), in KiB.
+    package struct Released: Sendable {
+        package var advisedBytes: UInt
+        package var residentBeforeKiB: Int?
+        package var residentAfterKiB: Int?
+        package var failure: String?
+    }
+
+    /// The main program's `PT_LOAD` segments and its load base, from the
+    /// program headers the kernel passed in the auxiliary vector (`AT_PHDR`,
+    /// `AT_PHNUM`); the base is where `PT_PHDR` says the headers are against
+    /// where they were found. Nil without a `PT_PHDR` or on a 32-bit system.
+    static func programLoads() -> (base: UInt, loads: [ProgramSegments.Load])? {
+        #if _pointerBitWidth(_64)
+            let address = UInt(getauxval(UInt(AT_PHDR))), count = Int(getauxval(UInt(AT_PHNUM)))
+            guard address != 0, count > 0, count < 4096,
+                let headers = UnsafePointer<Elf64_Phdr>(bitPattern: address)
+            else { return nil }
+            let all = UnsafeBufferPointer(start: headers, count: count)
+            guard let headerEntry = all.first(where: { $0.p_type == UInt32(PT_PHDR) }), UInt(headerEntry.p_vaddr) <= address
+            else { return nil }
+            let loads = all.filter { $0.p_type == UInt32(PT_LOAD) }.map {
+                ProgramSegments.Load(
+                    virtualAddress: UInt($0.p_vaddr), memorySize: UInt($0.p_memsz), writable: $0.p_flags & UInt32(PF_W) != 0)
+            }
+            return (address - UInt(headerEntry.p_vaddr), loads)
+        #else
+            return nil
+        #endif
+    }
+
+    /// Advises the kernel to reclaim the pages `ProgramSegments.releasable`
+    /// picks. Never fails the daemon: a kernel without `MADV_PAGEOUT` (before
+    /// Linux 5.4) answers EINVAL, said in `failure`, and nothing changes.
+    package static func release() -> Released {
+        let before = residentKiB()
+        let pageSize = UInt(max(sysconf(Int32(_SC_PAGESIZE)), 4096))
+        guard let (base, loads) = programLoads() else {
+            return Released(advisedBytes: 0, residentBeforeKiB: before, residentAfterKiB: before,
+                            failure: "no program headers with a PT_PHDR in the auxiliary vector")
+        }
+        var advised: UInt = 0
+        var failure: String?
+        for range in ProgramSegments.releasable(loads, base: base, pageSize: pageSize) {
+            let start = UnsafeMutableRawPointer(bitPattern: range.lowerBound)
+            if madvise(start, Int(range.upperBound - range.lowerBound), MADV_PAGEOUT) == 0 {
+                advised += range.upperBound - range.lowerBound
+            } else if failure == nil {
+                failure = "madvise(MADV_PAGEOUT): \(String(cString: strerror(errno)))"
+            }
+        }
+        return Released(advisedBytes: advised, residentBeforeKiB: before, residentAfterKiB: residentKiB(), failure: failure)
+    }
+
+    /// The resident set, KiB: `/proc/self/statm`'s second field, in pages.
+    static func residentKiB() -> Int? {
+        let fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let fields = buffer[..<count].split(separator: UInt8(ascii: " "))
+        guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+        return pages * max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096) / 1024
+    }
+}

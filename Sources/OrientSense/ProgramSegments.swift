@@ -1,0 +1,68 @@
+/// Which of a program's own pages the daemon releases once start-up is over.
+///
+/// Most of orientd's resident memory is the pages of its own binary: the code,
+/// metadata and unwind tables its start-up ran through (argument and
+/// configuration parsing, device enumeration, the bus connection) stay mapped
+/// after start-up ends. Like the kernel freeing its `__init` sections after
+/// boot, the daemon asks the kernel to reclaim the pages of its read-only and
+/// executable segments (`MADV_PAGEOUT`) when it starts serving and after a
+/// reload; whatever runs afterwards is faulted in again from the page cache or
+/// the file. Writable segments are never touched: their written pages are the
+/// daemon's state. docs/architecture.md (Memory) has the figures.
+package struct ProgramSegments: Equatable, Sendable {
+    /// One loadable segment of the program as its program header gives it
+    /// (`PT_LOAD`): where it starts relative to the load base, its size in
+    /// memory, and whether it is writable (`PF_W`).
+    package struct Load: Equatable, Sendable {
+        package var virtualAddress: UInt
+        package var memorySize: UInt
+        package var writable: Bool
+
+        package init(virtualAddress: UInt, memorySize: UInt, writable: Bool) {
+            self.virtualAddress = virtualAddress
+            self.memorySize = memorySize
+            self.writable = writable
+        }
+    }
+
+    /// The address ranges, page-aligned, the daemon may release: each
+    /// non-writable segment of `loads`, rounded inward to whole pages so that
+    /// no page shared with a writable neighbour is ever included, in address
+    /// order. A segment that holds no whole page gives nothing. `base` is the
+    /// load base (`dlpi_addr`); `pageSize` a power of two.
+    package static func releasable(_ loads: [Load], base: UInt, pageSize: UInt) -> [Range<UInt>] {
+        guard pageSize > 0, pageSize & (pageSize - 1) == 0 else { return [] }
+        let mask = pageSize - 1
+        /// The segment's bytes, or nil where the header's figures overflow the address space.
+        func span(_ load: Load) -> Range<UInt>? {
+            let (start, overflowA) = base.addingReportingOverflow(load.virtualAddress)
+            let (end, overflowB) = start.addingReportingOverflow(load.memorySize)
+            let (endRoundedUp, overflowC) = end.addingReportingOverflow(mask)
+            return overflowA || overflowB || overflowC || load.memorySize == 0 ? nil : start..<endRoundedUp
+        }
+        // A writable segment's pages, rounded outward, are never released,
+        // even where a malformed header makes a read-only segment overlap one.
+        let holes = loads.filter(\.writable).compactMap(span).map { ($0.lowerBound & ~mask)..<($0.upperBound & ~mask) }
+        let ranges = loads.filter { !$0.writable }.compactMap(span).compactMap { bytes -> Range<UInt>? in
+            // Inward: the first whole page to the last whole page.
+            let first = (bytes.lowerBound &+ mask) & ~mask, last = (bytes.upperBound &- mask) & ~mask
+            return first < last ? first..<last : nil
+        }
+        return ranges.sorted { $0.lowerBound < $1.lowerBound }.flatMap { subtracting(holes, from: $0) }
+    }
+
+    /// `range` without any of `holes`.
+    private static func subtracting(_ holes: [Range<UInt>], from range: Range<UInt>) -> [Range<UInt>] {
+        var pieces = [range]
+        for hole in holes {
+            pieces = pieces.flatMap { piece -> [Range<UInt>] in
+                guard piece.overlaps(hole) else { return [piece] }
+                var rest: [Range<UInt>] = []
+                if piece.lowerBound < hole.lowerBound { rest.append(piece.lowerBound..<hole.lowerBound) }
+                if hole.upperBound < piece.upperBound { rest.append(hole.upperBound..<piece.upperBound) }
+                return rest
+            }
+        }
+        return pieces
+    }
+}
