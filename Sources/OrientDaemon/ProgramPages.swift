@@ -48,14 +48,13 @@ package enum ProgramPages {
     /// Linux 5.4) answers EINVAL, said in `failure`, and nothing changes.
     package static func release() -> Released {
         let before = residentKiB()
-        let pageSize = UInt(max(sysconf(Int32(_SC_PAGESIZE)), 4096))
         guard let (base, loads) = programLoads() else {
             return Released(advisedBytes: 0, residentBeforeKiB: before, residentAfterKiB: before,
                             failure: "no program headers with a PT_PHDR in the auxiliary vector")
         }
         var advised: UInt = 0
         var failure: String?
-        for range in ProgramSegments.releasable(loads, base: base, pageSize: pageSize) {
+        for range in ProgramSegments.releasable(loads, base: base, pageSize: UInt(pageSize)) {
             let start = UnsafeMutableRawPointer(bitPattern: range.lowerBound)
             if madvise(start, Int(range.upperBound - range.lowerBound), MADV_PAGEOUT) == 0 {
                 advised += range.upperBound - range.lowerBound
@@ -76,6 +75,9 @@ package enum ProgramPages {
         guard count > 0 else { return nil }
         let fields = buffer[..<count].split(separator: UInt8(ascii: " "))
         guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
-        return pages * max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096) / 1024
+        return pages * pageSize / 1024
     }
+
+    /// The kernel's page size (4 KiB where sysconf cannot tell).
+    static var pageSize: Int { max(sysconf(Int32(_SC_PAGESIZE)), 4096) }
 }

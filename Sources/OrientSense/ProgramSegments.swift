@@ -9,7 +9,7 @@
 /// reload; whatever runs afterwards is faulted in again from the page cache or
 /// the file. Writable segments are never touched: their written pages are the
 /// daemon's state. docs/architecture.md (Memory) has the figures.
-package struct ProgramSegments: Equatable, Sendable {
+package enum ProgramSegments {
     /// One loadable segment of the program as its program header gives it
     /// (`PT_LOAD`): where it starts relative to the load base, its size in
     /// memory, and whether it is writable (`PF_W`).
@@ -29,7 +29,7 @@ package struct ProgramSegments: Equatable, Sendable {
     /// non-writable segment of `loads`, rounded inward to whole pages so that
     /// no page shared with a writable neighbour is ever included, in address
     /// order. A segment that holds no whole page gives nothing. `base` is the
-    /// load base (`dlpi_addr`); `pageSize` a power of two.
+    /// load base (where the program headers say they are against where the auxiliary vector's `AT_PHDR` found them); `pageSize` a power of two.
     package static func releasable(_ loads: [Load], base: UInt, pageSize: UInt) -> [Range<UInt>] {
         guard pageSize > 0, pageSize & (pageSize - 1) == 0 else { return [] }
         let mask = pageSize - 1
