@@ -23,7 +23,9 @@ package final class HwmonLightDriver: SensorDriver {
         log.info("\(device.sysname): light from hwmon 'light' every 2000 ms")
         poller.start(
             reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: "light"), log: log,
-            sysname: device.sysname, parse: { text throws(AttributeError) in .light(try OrientSensors.HwmonLight.level(text)) },
+            sysname: device.sysname, parse: { bytes throws(AttributeError) in
+                .light(try OrientSensors.HwmonLight.level(String(decoding: bytes, as: UTF8.self)))
+            },
             deliver: deliver)
     }
 

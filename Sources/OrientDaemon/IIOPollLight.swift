@@ -47,11 +47,14 @@ package final class IIOPollLight: SensorDriver {
         } catch {
             throw SensorError(message: "\(device.sysname): \(error)", code: EINVAL)
         }
+        let scaleBytes = scale.map { Array($0.utf8) }, offsetBytes = offset.map { Array($0.utf8) }
         log.info("\(device.sysname): light from \(sources.joined(separator: ", ")) every \(formatFrequency(interval)) ms")
         poller.start(
             reading: SysfsAttribute(sysname: device.sysname, directory: directory, name: channel.value), log: log,
             sysname: device.sysname,
-            parse: { text throws(AttributeError) in .light(LightLevel(try channel.level(value: text, scale: scale, offset: offset), unit: .lux)) },
+            parse: { bytes throws(AttributeError) in
+                .light(LightLevel(try channel.level(value: bytes, scale: scaleBytes, offset: offsetBytes), unit: .lux))
+            },
             deliver: deliver)
     }
 

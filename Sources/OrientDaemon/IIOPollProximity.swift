@@ -62,8 +62,8 @@ package final class IIOPollProximity: SensorDriver {
         poller.start(
             reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: channel), log: log,
             sysname: device.sysname,
-            parse: { [unowned self] text throws(AttributeError) in
-                .proximity(near: self.threshold.update(raw: try attributeNumber(text, attribute: channel)))
+            parse: { [unowned self] bytes throws(AttributeError) in
+                .proximity(near: self.threshold.update(raw: try attributeNumber(bytes, attribute: channel)))
             },
             deliver: deliver)
     }

@@ -34,18 +34,18 @@ final class Poller {
         }
     }
 
-    /// Polls one sysfs attribute: each text read goes through `parse`, and
+    /// Polls one sysfs attribute: the bytes of each read go through `parse`, and
     /// what it makes goes to `deliver`; a failed read is delivered as
     /// `.failed`, a text that does not parse is logged once (until a good one)
     /// and dropped. `stop()` closes the attribute.
     func start(reading attribute: SysfsAttribute, log: Log, sysname: String,
-               parse: @escaping (String) throws(AttributeError) -> SensorEvent, deliver: @escaping (SensorEvent) -> Void) {
+               parse: @escaping ([UInt8]) throws(AttributeError) -> SensorEvent, deliver: @escaping (SensorEvent) -> Void) {
         self.attribute = attribute
         var loggedGarbage = false
         start {
-            let text: String
+            let text: [UInt8]
             do throws(SensorError) {
-                text = try attribute.read()
+                text = try attribute.readBytes()
             } catch {
                 deliver(.failed(error))
                 return

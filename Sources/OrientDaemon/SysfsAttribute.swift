@@ -22,6 +22,12 @@ final class SysfsAttribute {
 
     /// The attribute's text (at most 256 bytes).
     func read() throws(SensorError) -> String {
+        String(decoding: try readBytes(), as: UTF8.self)
+    }
+
+    /// The attribute's bytes (at most 256), as a poll parses them: no String
+    /// on the way (`attributeNumber(_:attribute:)` takes them as they are).
+    func readBytes() throws(SensorError) -> [UInt8] {
         // A file replaced under its descriptor (a testbed renaming a new one
         // over it; never real sysfs) shows no links left: open the new one.
         var info = stat()
@@ -40,7 +46,8 @@ final class SysfsAttribute {
             close()
             throw SensorError(message: "\(sysname): cannot read \(name): \(String(cString: strerror(code)))", code: code)
         }
-        return String(decoding: buffer[0..<n], as: UTF8.self)
+        buffer.removeLast(buffer.count - n)
+        return buffer
     }
 
     /// Closes the file; the next read opens it again.

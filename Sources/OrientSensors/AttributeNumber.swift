@@ -30,8 +30,23 @@ func trimmedAttribute(_ text: some StringProtocol) -> Substring {
     return slice
 }
 
+/// `attributeNumber(_:attribute:)` for the bytes a poll read: no String is
+/// made unless they are not a number (the message needs one).
+package func attributeNumber(_ bytes: [UInt8], attribute: @autoclosure () -> String) throws(AttributeError) -> Double {
+    var start = 0, end = bytes.count
+    while start < end, isAttributeSpace(bytes[start]) { start += 1 }
+    while end > start, isAttributeSpace(bytes[end - 1]) { end -= 1 }
+    if end - start <= 64, let value = DecimalNumber.parse(bytes[start..<end]), value.isFinite { return value }
+    return try attributeNumber(String(decoding: bytes, as: UTF8.self), attribute: attribute())
+}
+
+/// The whitespace `trimmedAttribute` takes off, as a byte.
+private func isAttributeSpace(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+}
+
 /// Parses a sysfs number (C locale, surrounding whitespace allowed) that must be finite.
-package func attributeNumber(_ text: String, attribute: String) throws(AttributeError) -> Double {
+package func attributeNumber(_ text: String, attribute: @autoclosure () -> String) throws(AttributeError) -> Double {
     let trimmed = trimmedAttribute(text)
     guard trimmed.utf8.count <= 64, let value = DecimalNumber.parse(trimmed), value.isFinite else {
         let message: String
@@ -46,7 +61,7 @@ package func attributeNumber(_ text: String, attribute: String) throws(Attribute
         } else {
             message = "not a decimal number"
         }
-        throw AttributeError(attribute: attribute, value: text, message: message)
+        throw AttributeError(attribute: attribute(), value: text, message: message)
     }
     return value
 }

@@ -90,31 +90,44 @@ public struct LightChannel: Sendable, Equatable {
     ///   negative, or the level comes out negative or too large; the error
     ///   names the attribute.
     public func level(value valueText: String, scale scaleText: String?, offset offsetText: String?) throws(AttributeError) -> Double {
-        let raw = try attributeNumber(valueText, attribute: value)
+        try level(value: Array(valueText.utf8), scale: scaleText.map { Array($0.utf8) }, offset: offsetText.map { Array($0.utf8) })
+    }
+
+    /// `level(value:scale:offset:)` from the bytes read, as a poll has them:
+    /// no String is made unless one is wrong.
+    package func level(value valueBytes: [UInt8], scale scaleBytes: [UInt8]?, offset offsetBytes: [UInt8]?) throws(AttributeError) -> Double {
+        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+        let raw = try attributeNumber(valueBytes, attribute: value)
         var level = raw
         if !isProcessed {
             // A text given for an attribute the channel did not name is still
             // applied, under the name the channel's own would have.
-            let prefix = value.hasSuffix("_raw") ? String(value.dropLast(4)) : value
             var scaleValue = 1.0
-            if let scaleText {
-                let name = scale ?? prefix + "_scale"
-                scaleValue = try attributeNumber(scaleText, attribute: name)
-                guard scaleValue > 0 else { throw AttributeError(attribute: name, value: scaleText, message: "a light scale must be above 0") }
+            if let scaleBytes {
+                scaleValue = try attributeNumber(scaleBytes, attribute: scaleName)
+                guard scaleValue > 0 else {
+                    throw AttributeError(attribute: scaleName, value: text(scaleBytes), message: "a light scale must be above 0")
+                }
             }
             var offsetValue = 0.0
-            if let offsetText { offsetValue = try attributeNumber(offsetText, attribute: offset ?? prefix + "_offset") }
+            if let offsetBytes { offsetValue = try attributeNumber(offsetBytes, attribute: offsetName) }
             level = (raw + offsetValue) * scaleValue
         }
         guard level.isFinite else {
-            throw AttributeError(attribute: value, value: valueText, message: "gives a level too large to represent")
+            throw AttributeError(attribute: value, value: text(valueBytes), message: "gives a level too large to represent")
         }
         guard level >= 0 else {
-            throw AttributeError(attribute: value, value: valueText, message: "gives \(level) lux, below 0")
+            throw AttributeError(attribute: value, value: text(valueBytes), message: "gives \(level) lux, below 0")
         }
         // -0 (a raw "-0") is published as 0.
         return level + 0
     }
+
+    /// The names a scale or offset text is told by: the channel's own, else
+    /// the value's prefix (`in_illuminance`) with the suffix.
+    private var scaleName: String { scale ?? valuePrefix + "_scale" }
+    private var offsetName: String { offset ?? valuePrefix + "_offset" }
+    private var valuePrefix: String { value.hasSuffix("_raw") ? String(value.dropLast(4)) : value }
 
     /// The poll interval in ms: the integration time when the device gives a
     /// usable one (between 10 ms and 10 s), else `defaultMs`.

@@ -46,4 +46,64 @@ struct DecimalNumberTests {
         #expect(DecimalNumber.parse(bytes[2..<6]) == -2.5)
         #expect(DecimalNumber.parse(bytes[2..<7]) == nil)
     }
+
+    @Test(
+        "the fast path gives the value strtod gives, bit for bit, wherever it answers",
+        arguments: [
+            "0.009807", "0.1", "0.3", "1234", "-2.5e-3", "9007199254740992", "9007199254740993", "0.0000001", "1e22", "1e23",
+            "123456789e-22", "4.35", "17.5", "0.000976562", "2.3283064365386963e-10", "-0.0", "000.000", "5e-324",
+        ])
+    func fastPathAgrees(text: String) throws {
+        let standard = try #require(Double(text))
+        let parsed = try #require(DecimalNumber.parse(Array(text.utf8)[...]))
+        #expect(parsed.bitPattern == standard.bitPattern, "\(text): \(parsed) against \(standard)")
+    }
+
+    @Test("thousands of random decimals parse to strtod's double, bit for bit, on the fast path and off it")
+    func randomDecimalsAgree() throws {
+        var generator = SplitMix(seed: 0x5EED)
+        var fast = 0
+        for _ in 0..<20_000 {
+            let intDigits = Int(generator.next() % 12), fracDigits = Int(generator.next() % 12)
+            var text = generator.next() % 3 == 0 ? "-" : ""
+            for _ in 0..<intDigits { text += String(generator.next() % 10) }
+            if fracDigits > 0 || intDigits == 0 {
+                text += "."
+                for _ in 0..<max(fracDigits, 1) { text += String(generator.next() % 10) }
+            }
+            if generator.next() % 4 == 0 { text += "e" + String(Int(generator.next() % 60) - 30) }
+            let standard = try #require(Double(text), "\(text)")
+            let bytes = Array(text.utf8)
+            if case .value = DecimalNumber.exact(bytes) { fast += 1 }
+            let parsed = try #require(DecimalNumber.parse(bytes[...]), "\(text)")
+            #expect(parsed.bitPattern == standard.bitPattern, "\(text): \(parsed) against \(standard)")
+        }
+        #expect(fast > 10_000, "the fast path answered \(fast) of 20000")
+    }
+
+    @Test("the fast path leaves long significands and large exponents to the standard parser, and rejects what is not decimal")
+    func fastPathBounds() {
+        #expect(DecimalNumber.exact(Array("9007199254740993".utf8)) == .inexact)  // 2^53 + 1
+        #expect(DecimalNumber.exact(Array("9007199254740992".utf8)) == .value(9_007_199_254_740_992))
+        #expect(DecimalNumber.exact(Array("1e23".utf8)) == .inexact)
+        #expect(DecimalNumber.exact(Array("1e-23".utf8)) == .inexact)
+        #expect(DecimalNumber.exact(Array("0e99999999999999999999".utf8)) == .value(0))
+        #expect(DecimalNumber.exact(Array("1e99999999999999999999".utf8)) == .inexact)
+        for text in ["", "-", ".", "1e", "1e+", "0x10", "1.2.3", "1 ", "nan"] {
+            #expect(DecimalNumber.exact(Array(text.utf8)) == .notDecimal, "'\(text)'")
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64), so that a failure reproduces.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

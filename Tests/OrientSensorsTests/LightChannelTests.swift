@@ -100,6 +100,32 @@ struct LightChannelTests {
         #expect((error?.description.utf8.count ?? .max) < 200, "the message stays short")
     }
 
+    @Test("the bytes a poll read parse as their text does, and fail with the text's own error", arguments: [
+        Array("17\n".utf8), Array(" 2.5e1 \n".utf8), Array("0.009807\n".utf8), Array("-0\n".utf8), Array("abc".utf8), [],
+        Array("1,5\n".utf8), Array(String(repeating: "9", count: 100).utf8), Array("10\u{0}".utf8), [0xFF, 0x31, 0x0A],
+        [0x31, 0xC3], Array("\t\t42\t".utf8), Array("1e400".utf8), Array("12345678901234567890123".utf8),
+    ])
+    func bytesAgreeWithText(bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let fromBytes = Result { () throws(AttributeError) in try attributeNumber(bytes, attribute: "in_illuminance_raw") }
+        let fromText = Result { () throws(AttributeError) in try attributeNumber(text, attribute: "in_illuminance_raw") }
+        switch (fromBytes, fromText) {
+        case (.success(let a), .success(let b)): #expect(a.bitPattern == b.bitPattern, "\(bytes): \(a) against \(b)")
+        case (.failure(let a), .failure(let b)): #expect(a == b)
+        default: Issue.record("\(bytes): bytes \(fromBytes), text \(fromText)")
+        }
+    }
+
+    @Test("a level from the bytes read is the level from their text")
+    func levelFromBytes() throws {
+        let channel = try #require(LightChannel.find(in: ["in_illuminance_raw", "in_illuminance_scale", "in_illuminance_offset"]))
+        #expect(try channel.level(value: Array("10\n".utf8), scale: Array("2\n".utf8), offset: Array("5\n".utf8)) == 30)
+        let error = thrownError(AttributeError.self) {
+            try channel.level(value: Array("10\n".utf8), scale: Array("0\n".utf8), offset: nil)
+        }
+        #expect(error == AttributeError(attribute: "in_illuminance_scale", value: "0\n", message: "a light scale must be above 0"))
+    }
+
     @Test("the poll interval is the integration time when it is usable, else the default")
     func pollInterval() {
         #expect(LightChannel.pollIntervalMs(integrationTime: "0.1\n") == 100)

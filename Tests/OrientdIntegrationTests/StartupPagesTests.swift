@@ -77,4 +77,34 @@ struct StartupPagesTests {
         #expect(reloads == 2 && releases == 1, "reloads \(reloads), releases \(releases): \(daemon.stderr)")
         try daemon.stopCleanly()
     }
+
+    @Test("a burst of subscribers is followed, once demand has settled, by one release of the pages it ran through")
+    func demandReleases() throws {
+        let daemon = try DaemonHarness(config: Self.info)
+        #expect(daemon.waitForStderr(containing: "released the pages start-up ran through"), "\(daemon.stderr)")
+        let line = "released the pages the change of demand ran through"
+        func releases() -> Int { daemon.stderr.components(separatedBy: line).count - 1 }
+        // Until the count has held for longer than the daemon's settling time
+        // (1 s): what start-up's own connections brought is then released.
+        func settled() -> Int {
+            var count = releases(), heldSince = ContinuousClock.now
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now - heldSince < .milliseconds(1500 * Slowdown.factor), ContinuousClock.now < deadline {
+                usleep(20_000)
+                if releases() != count { count = releases(); heldSince = ContinuousClock.now }
+            }
+            return count
+        }
+        let before = settled()
+        let subscribers = try (0..<5).map { _ in try daemon.subscriber() }
+        let after = settled()
+        // Under qemu-user five subscriptions may take longer than the settling time.
+        if Slowdown.factor == 1 {
+            #expect(after == before + 1, "\(daemon.stderr)")
+        } else {
+            #expect(after > before, "\(daemon.stderr)")
+        }
+        withExtendedLifetime(subscribers) {}
+        try daemon.stopCleanly()
+    }
 }

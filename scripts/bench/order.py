@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes Sources/orientd/orientd.order: the functions a release orientd runs,
-in the order it first runs them, for lld's --symbol-ordering-file.
+those of its steady state first, for lld's --symbol-ordering-file.
 
     umockdev-wrapper /usr/bin/python3 scripts/bench/order.py [ORIENTD] [OUT]
 
@@ -13,9 +13,15 @@ How: the bench's device and sessions (bench.py: the fake accelerometer under
 umockdev, with a light and proximity sensor and a HID compass, its D-Bus side
 on a private system bus with 10 claimers and a claimer of each other sensor, 100
 socket subscribers, a `get`, the device turned to left-up and back, half the
-clients leaving, SIGTERM) with orientd under valgrind's callgrind;
-every function of the orientd binary that callgrind saw, first-seen order,
-those the binary defines (nm). lld orders whole input sections, and the
+clients leaving, SIGTERM) with orientd under valgrind's callgrind, its profile
+dumped (callgrind_control) once the claims and subscriptions are made and
+again after the steady state (ten seconds at rest, the turns, the `get`);
+every function of the orientd binary that callgrind saw, those the binary
+defines (nm): first those the steady state ran, then the rest, each in
+first-seen order. orientd releases the pages start-up ran through
+(docs/architecture.md, Memory); what the steady state runs then faults back
+in from a few 64 KiB windows instead of being spread over the code that
+start-up, claims and subscriptions ran. lld orders whole input sections, and the
 static Swift runtime keeps most of the standard library in one 1.6 MB `.text`
 section (Swift.o in libswiftCore.a): a function of such a section listed
 early would pull the whole section ahead of everything listed after it, so
@@ -137,11 +143,17 @@ def main():
             client = bench.Client(daemon.socket)
             client.request("subscribe")
             clients.append(client)
-        clients[0].request("get")
+        time.sleep(2)
+        # The steady state, in a dump of its own: at rest with every sensor
+        # claimed, then turned to left-up and back, then a `get`.
+        subprocess.run(["callgrind_control", "--dump=claims", str(daemon.process.pid)], check=True, capture_output=True)
+        time.sleep(10)
         for x, y in ((bench.RAW_G, 0), (0, -bench.RAW_G)):  # left-up, then normal again
             testbed.set_attribute(syspath, "in_accel_x_raw", f"{x}\n")
             testbed.set_attribute(syspath, "in_accel_y_raw", f"{y}\n")
             time.sleep(4)
+        clients[0].request("get")
+        subprocess.run(["callgrind_control", "--dump=steady", str(daemon.process.pid)], check=True, capture_output=True)
         for client in clients[50:]:
             client.close()
         for watcher in watchers[5:]:  # claimers leaving the bus: their claims are released
@@ -152,7 +164,12 @@ def main():
         daemon.process.wait(timeout=60)
         for client in clients[:50]:
             client.close()
-        functions = executed_functions(profile, binary.name)
+        dumps = sorted(workdir.glob("callgrind.out.*"), key=lambda p: int(p.name.rsplit(".", 1)[1]))
+        if len(dumps) != 2:
+            sys.exit(f"order.py: expected two dumps from callgrind_control, found {[p.name for p in dumps]}")
+        steady = executed_functions(dumps[1], binary.name)
+        functions = list(dict.fromkeys(steady + executed_functions(dumps[0], binary.name)
+                                       + executed_functions(profile, binary.name)))
         defined = set()
         for line in subprocess.run(["nm", str(binary)], capture_output=True, text=True, check=True).stdout.splitlines():
             parts = line.split()
@@ -161,8 +178,9 @@ def main():
         shared = shared_section_functions()
         ordered = sorted((f for f in functions if f in defined), key=lambda f: f in shared)  # stable: first-seen order within each
         out.write_text("".join(f + "\n" for f in ordered))
-        print(f"order.py: {len(ordered)} functions ({len(functions)} seen, "
-              f"{sum(f in shared for f in ordered)} in the runtime's shared sections, last) -> {out}")
+        print(f"order.py: {len(ordered)} functions ({len(functions)} seen, {sum(f in defined for f in steady)} "
+              f"of them in the steady state, first; {sum(f in shared for f in ordered)} in the runtime's shared "
+              f"sections, last) -> {out}")
     finally:
         for watcher in watchers:
             watcher.stop()
