@@ -44,7 +44,10 @@ package enum ProgramPages {
     }
 
     /// Advises the kernel to reclaim the pages `ProgramSegments.releasable`
-    /// picks. Never fails the daemon: a kernel without `MADV_PAGEOUT` (before
+    /// picks, and those of the writable segments that were never written
+    /// (`ProgramSegments.unwrittenRuns` on `/proc/self/pagemap`; MADV_PAGEOUT
+    /// keeps a page's contents in any case, a written one would only go to
+    /// swap). Never fails the daemon: a kernel without `MADV_PAGEOUT` (before
     /// Linux 5.4) answers EINVAL, said in `failure`, and nothing changes.
     package static func release() -> Released {
         let before = residentKiB()
@@ -54,7 +57,7 @@ package enum ProgramPages {
         }
         var advised: UInt = 0
         var failure: String?
-        for range in ProgramSegments.releasable(loads, base: base, pageSize: UInt(pageSize)) {
+        func advise(_ range: Range<UInt>) {
             let start = UnsafeMutableRawPointer(bitPattern: range.lowerBound)
             if madvise(start, Int(range.upperBound - range.lowerBound), MADV_PAGEOUT) == 0 {
                 advised += range.upperBound - range.lowerBound
@@ -62,7 +65,27 @@ package enum ProgramPages {
                 failure = "madvise(MADV_PAGEOUT): \(String(cString: strerror(errno)))"
             }
         }
+        let page = UInt(pageSize)
+        ProgramSegments.releasable(loads, base: base, pageSize: page).forEach(advise)
+        // Of the writable segments, the pages never written (pagemap).
+        for span in ProgramSegments.writable(loads, base: base, pageSize: page) {
+            ProgramSegments.unwrittenRuns(pagemap(span, pageSize: page), start: span.lowerBound, pageSize: page).forEach(advise)
+        }
         return Released(advisedBytes: advised, residentBeforeKiB: before, residentAfterKiB: residentKiB(), failure: failure)
+    }
+
+    /// `/proc/self/pagemap`'s entries for the pages of `span` (none where it
+    /// cannot be read: then nothing of it is released).
+    static func pagemap(_ span: Range<UInt>, pageSize: UInt) -> [UInt64] {
+        let count = Int((span.upperBound - span.lowerBound) / pageSize)
+        guard count > 0, count <= 1 << 20 else { return [] }
+        let fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var entries = [UInt64](repeating: 0, count: count)
+        let wanted = count * MemoryLayout<UInt64>.size
+        let got = entries.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, off_t(span.lowerBound / pageSize) * 8) }
+        return got == wanted ? entries : []
     }
 
     /// The resident set, KiB: `/proc/self/statm`'s second field, in pages.

@@ -7,8 +7,9 @@
 /// boot, the daemon asks the kernel to reclaim the pages of its read-only and
 /// executable segments (`MADV_PAGEOUT`) when it starts serving and after a
 /// reload; whatever runs afterwards is faulted in again from the page cache or
-/// the file. Writable segments are never touched: their written pages are the
-/// daemon's state. docs/architecture.md (Memory) has the figures.
+/// the file. Of a writable segment only the pages still as the file has them
+/// are released (`unwrittenRuns`): a written page is the daemon's state.
+/// docs/architecture.md (Memory) has the figures.
 package enum ProgramSegments {
     /// One loadable segment of the program as its program header gives it
     /// (`PT_LOAD`): where it starts relative to the load base, its size in
@@ -49,6 +50,48 @@ package enum ProgramSegments {
             return first < last ? first..<last : nil
         }
         return ranges.sorted { $0.lowerBound < $1.lowerBound }.flatMap { subtracting(holes, from: $0) }
+    }
+
+    /// Each writable segment of `loads`, rounded outward to whole pages, in
+    /// address order: where `unwrittenRuns` looks for pages to release.
+    package static func writable(_ loads: [Load], base: UInt, pageSize: UInt) -> [Range<UInt>] {
+        guard pageSize > 0, pageSize & (pageSize - 1) == 0 else { return [] }
+        let mask = pageSize - 1
+        return loads.filter(\.writable).compactMap { load -> Range<UInt>? in
+            let (start, overflowA) = base.addingReportingOverflow(load.virtualAddress)
+            let (end, overflowB) = start.addingReportingOverflow(load.memorySize)
+            let (endRoundedUp, overflowC) = end.addingReportingOverflow(mask)
+            guard !(overflowA || overflowB || overflowC), load.memorySize > 0 else { return nil }
+            return (start & ~mask)..<(endRoundedUp & ~mask)
+        }.sorted { $0.lowerBound < $1.lowerBound }
+    }
+
+    /// The runs of pages, from `start`, that `/proc/self/pagemap`'s `entries`
+    /// (one per page) show present and file-backed: in a private writable
+    /// mapping, the pages never written, which the kernel can read from the
+    /// file again. A written page (copy-on-write, anonymous: bit 61 clear),
+    /// a swapped or absent one is never included.
+    package static func unwrittenRuns(_ entries: [UInt64], start: UInt, pageSize: UInt) -> [Range<UInt>] {
+        let present: UInt64 = 1 << 63, file: UInt64 = 1 << 61
+        var runs: [Range<UInt>] = []
+        var runStart: UInt?
+        for (i, entry) in entries.enumerated() {
+            let (offset, overflowA) = UInt(i).multipliedReportingOverflow(by: pageSize)
+            let (address, overflowB) = start.addingReportingOverflow(offset)
+            guard !(overflowA || overflowB) else { break }
+            if entry & present != 0, entry & file != 0 {
+                if runStart == nil { runStart = address }
+            } else if let first = runStart {
+                runs.append(first..<address)
+                runStart = nil
+            }
+        }
+        // A run still open ends after the last entry (a run past the end of
+        // the address space was never opened: the loop stopped before it).
+        let (offset, overflowA) = UInt(entries.count).multipliedReportingOverflow(by: pageSize)
+        let (end, overflowB) = start.addingReportingOverflow(offset)
+        if let first = runStart, !(overflowA || overflowB) { runs.append(first..<end) }
+        return runs
     }
 
     /// `range` without any of `holes`.

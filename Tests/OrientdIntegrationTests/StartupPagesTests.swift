@@ -5,7 +5,7 @@ import Testing
 /// `[daemon] release-start-up-pages` (docs/configuration.md; docs/architecture.md,
 /// Memory): once start-up is over, and after each reload, the daemon has the
 /// kernel reclaim the pages of its own code and read-only data.
-@Suite("Start-up pages released")
+@Suite("Start-up pages released", .serialized)
 struct StartupPagesTests {
     static let info = DaemonHarness.defaultConfig + "[daemon]\nlog-level = info\n"
 
@@ -39,18 +39,21 @@ struct StartupPagesTests {
     @Test("after start-up the daemon's own read-only pages are released: its resident set falls, and its code holds fewer pages than a daemon that keeps them")
     func startUpReleases() throws {
         let released = try DaemonHarness(config: Self.info)
-        let kept = try DaemonHarness(config: Self.info + "release-start-up-pages = false\n")
         #expect(released.waitForStderr(containing: "released the pages start-up ran through"), "\(released.stderr)")
+        // Read at once, before what the daemon serves next faults pages back,
+        // and before the other daemon starts (the kernel leaves a page that
+        // two processes map).
+        let releasedRss = try Self.programReadOnlyRss(released.pid)
+        let kept = try DaemonHarness(config: Self.info + "release-start-up-pages = false\n")
         let figures = try #require(Self.residentFigures(released.stderr, phase: "start-up"), "\(released.stderr)")
-        // Both served the same start-up; the same fresh state on each.
-        _ = try released.freshState()
         _ = try kept.freshState()
+        let keptRss = try Self.programReadOnlyRss(kept.pid)
+        _ = try released.freshState()
         #expect(!kept.stderr.contains("released the pages"), "\(kept.stderr)")
         // qemu-user (`make check-arm64`) takes madvise's advice as a hint and
         // ignores it: there the line is all that can be checked.
         if Slowdown.factor == 1 {
             #expect(figures.after < figures.before, "resident \(figures.before) → \(figures.after) KiB")
-            let releasedRss = try Self.programReadOnlyRss(released.pid), keptRss = try Self.programReadOnlyRss(kept.pid)
             #expect(releasedRss < keptRss, "the program's read-only pages: \(releasedRss) KiB released, \(keptRss) KiB kept")
         }
         try released.stopCleanly()
