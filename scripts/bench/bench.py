@@ -80,6 +80,13 @@ What each key measures (all peer comparisons in this one run, as ratios):
   details.dbus_sensors.before_the_compass has both RSS before ClaimCompass, and
   all_sensors the split by mapping, the libraries mapped, the properties each
   daemon then reports and the compass problems orientd logged.
+- dbus_pss_kib_all_sensors, _peer and dbus_private_kib_all_sensors, _peer: at
+  the same moment, each daemon's Pss and its private pages (Private_Clean +
+  Private_Dirty) from /proc/PID/smaps_rollup: VmRSS counts a library page
+  another process maps too as the daemon's own, Pss a share of it, and the
+  private pages are what the machine gets back when the daemon goes. The
+  peer's GLib is shared (here with the bench's own Python); orientd's static
+  Swift runtime is not.
 - broad_agreement_pct, broad_agreement_pct_peer: agreement with the optical
   labels of the BROAD recordings (traces/recorded/broad) wherever a label has
   held 1.5 s; orientd replays them with --mock (z as recorded; z negated in
@@ -135,6 +142,10 @@ KEYS = [
     ("dbus_rss_kib_all_sensors", "(figure)"),
     ("dbus_rss_kib_all_sensors_peer", "(figure)"),
     ("dbus_rss_kib_all_sensors_ratio_vs_peer", "≤ 1.0"),
+    ("dbus_pss_kib_all_sensors", "(figure)"),
+    ("dbus_pss_kib_all_sensors_peer", "(figure)"),
+    ("dbus_private_kib_all_sensors", "(figure)"),
+    ("dbus_private_kib_all_sensors_peer", "(figure)"),
     ("broad_agreement_pct", "≥ 98.5"),
     ("broad_agreement_pct_peer", "(figure)"),
 ]
@@ -243,6 +254,17 @@ def status_kib(pid, field):
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     return None
+
+
+def rollup_kib(pid):
+    """Pss and private KiB (Private_Clean + Private_Dirty) from /proc/PID/smaps_rollup."""
+    fields = {}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
+                fields[parts[0][:-1]] = int(parts[1])
+    return fields.get("Pss"), fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)
 
 
 def swift_stdlib(pid):
@@ -1056,7 +1078,9 @@ class Bench:
         ClaimCompass too: RSS with every sensor claimed."""
         cpu_keys = ["dbus_light_proximity_cpu_ms_per_min", "dbus_light_proximity_cpu_ms_per_min_peer",
                     "dbus_light_proximity_cpu_ratio_vs_peer"]
-        rss_keys = ["dbus_rss_kib_all_sensors", "dbus_rss_kib_all_sensors_peer", "dbus_rss_kib_all_sensors_ratio_vs_peer"]
+        rss_keys = ["dbus_rss_kib_all_sensors", "dbus_rss_kib_all_sensors_peer", "dbus_rss_kib_all_sensors_ratio_vs_peer",
+                    "dbus_pss_kib_all_sensors", "dbus_pss_kib_all_sensors_peer", "dbus_private_kib_all_sensors",
+                    "dbus_private_kib_all_sensors_peer"]
         binary = find_peer()
         if binary is None:
             return self.fail(cpu_keys + rss_keys,
@@ -1154,6 +1178,9 @@ class Bench:
             time.sleep(3.0)
             seen = {who: c.properties() for who, c in client.items()}
             rss = {who: status_kib(pid, "VmRSS") for who, pid in pids.items()}
+            rollup = {who: rollup_kib(pid) for who, pid in pids.items()}
+            self.results["dbus_pss_kib_all_sensors"], self.results["dbus_private_kib_all_sensors"] = rollup["orientd"]
+            self.results["dbus_pss_kib_all_sensors_peer"], self.results["dbus_private_kib_all_sensors_peer"] = rollup["peer"]
             self.results["dbus_rss_kib_all_sensors"] = rss["orientd"]
             self.results["dbus_rss_kib_all_sensors_peer"] = rss["peer"]
             self.results["dbus_rss_kib_all_sensors_ratio_vs_peer"] = round(rss["orientd"] / rss["peer"], 3)
@@ -1484,7 +1511,9 @@ def main():
     if args.memory_only:
         for key, _ in KEYS:
             if key not in ("rss_kib_100_clients", "dbus_rss_kib_10_claimers", "dbus_rss_kib_all_sensors",
-                           "dbus_rss_kib_all_sensors_peer", "dbus_rss_kib_all_sensors_ratio_vs_peer"):
+                           "dbus_rss_kib_all_sensors_peer", "dbus_rss_kib_all_sensors_ratio_vs_peer",
+                           "dbus_pss_kib_all_sensors", "dbus_pss_kib_all_sensors_peer",
+                           "dbus_private_kib_all_sensors", "dbus_private_kib_all_sensors_peer"):
                 bench.reasons[key] = "not measured (--memory-only)"
     started = time.monotonic()
     try:
