@@ -1,5 +1,6 @@
 internal import OrientProtocol
 internal import OrientSense
+internal import OrientSensors
 
 extension Daemon {
     /// Releases the pages of the daemon's own code and read-only data that
@@ -15,20 +16,47 @@ extension Daemon {
         }
     }
 
-    /// Releases them again once a change of demand (a claim or its release, a
-    /// subscriber coming or going) has settled, `demandSettleMs` after the
-    /// last one: opening a device and answering a claim run code that the
-    /// readings then do not, and a burst of claims, as a session's start
-    /// brings, costs one release.
-    func releaseWhenDemandSettles() {
+    /// Who listens: subscribers, clients taking samples, the sensors socket
+    /// clients watch, and the D-Bus claims. A change of these (not a `get`,
+    /// which comes and goes) opens or closes devices and answers claims, code
+    /// that the readings then do not run.
+    struct Listeners: Equatable {
+        var subscribers = 0
+        var samplers = 0
+        var watched = Set<SensorKind>()
+        var claims = 0
+    }
+
+    /// Schedules a release when who listens has changed (`updateDemand()`
+    /// calls it whenever that may be).
+    func noteListeners() {
+        var now = Listeners()
+        for client in server?.connections ?? [] where !client.closing {
+            if client.subscribed { now.subscribers += 1 }
+            if client.wantsSamples { now.samplers += 1 }
+        }
+        now.watched = environmentDemand
+        if let service = sensorProxy?.service {
+            now.claims = SensorKind.allCases.reduce(0) { $0 + service.claimers(of: $1).count }
+        }
+        guard now != lastListeners else { return }
+        lastListeners = now
+        releaseWhenListenersSettle()
+    }
+
+    /// Releases the pages again once a change of listeners (a claim or its
+    /// release, a subscriber coming or going) has settled, `settleMs` after
+    /// the last one: a burst of claims, as a session's start brings, costs
+    /// one release.
+    func releaseWhenListenersSettle() {
         guard config.releaseStartupPages else { return }
-        loop.cancel(demandReleaseTimer)
-        demandReleaseTimer = loop.schedule(atMs: MonotonicClock.nowMs() + Self.demandSettleMs) { [unowned self] in
-            self.demandReleaseTimer = nil
-            self.releaseStartupPages("the change of demand")
+        loop.cancel(listenersReleaseTimer)
+        listenersReleaseTimer = loop.schedule(atMs: MonotonicClock.nowMs() + Self.settleMs) { [unowned self] in
+            self.listenersReleaseTimer = nil
+            self.releaseStartupPages("the change of listeners")
         }
     }
 
-    /// How long demand stays unchanged before the pages its change ran through are released.
-    static let demandSettleMs = 1000.0
+    /// How long who listens stays unchanged before the pages its change ran through are released.
+    static let settleMs = 1000.0
 }

@@ -67,8 +67,10 @@ package final class Daemon {
     /// `get` requests waiting for a fresh reading from an idle sensor.
     var pendingGets: [(client: ClientConnection, seq: Int64?)] = []
     var pendingGetTimer: EventLoop.TimerID?
-    /// The release of the pages a change of demand ran through (Daemon+Memory).
-    var demandReleaseTimer: EventLoop.TimerID?
+    /// The release of the pages a change of listeners ran through, and who
+    /// listened when it was last looked at (Daemon+Memory).
+    var listenersReleaseTimer: EventLoop.TimerID?
+    var lastListeners = Listeners()
 
     /// The z sign the classifier uses and why (a status line: "z sign and why").
     package var zSign: ZSign {
@@ -277,7 +279,7 @@ package final class Daemon {
     /// Samples only while someone needs them: a subscriber, a recorder, or a `get`
     /// waiting for a fresh reading.
     func updateDemand() {
-        releaseWhenDemandSettles()
+        noteListeners()
         guard let sensor else { return }
         defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []

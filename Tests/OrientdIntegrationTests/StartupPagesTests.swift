@@ -81,11 +81,11 @@ struct StartupPagesTests {
         try daemon.stopCleanly()
     }
 
-    @Test("a burst of subscribers is followed, once demand has settled, by one release of the pages it ran through")
+    @Test("a burst of subscribers is followed, once it has settled, by one release of the pages it ran through; a get by none")
     func demandReleases() throws {
         let daemon = try DaemonHarness(config: Self.info)
         #expect(daemon.waitForStderr(containing: "released the pages start-up ran through"), "\(daemon.stderr)")
-        let line = "released the pages the change of demand ran through"
+        let line = "released the pages the change of listeners ran through"
         func releases() -> Int { daemon.stderr.components(separatedBy: line).count - 1 }
         // Until the count has held for longer than the daemon's settling time
         // (1 s): what start-up's own connections brought is then released.
@@ -107,6 +107,10 @@ struct StartupPagesTests {
         } else {
             #expect(after > before, "\(daemon.stderr)")
         }
+        // A `get` (here three, each on its own connection) changes no one's
+        // listening: no release follows.
+        for _ in 0..<3 { _ = try daemon.freshState() }
+        #expect(settled() == after, "\(daemon.stderr)")
         withExtendedLifetime(subscribers) {}
         try daemon.stopCleanly()
     }
