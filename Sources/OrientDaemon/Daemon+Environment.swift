@@ -85,7 +85,10 @@ extension Daemon {
         } else {
             log.info("\(client.name) watches \(sensors.sorted().map(\.rawValue).joined(separator: ", "))")
         }
-        if environmentDemand != before { updateDemand() }
+        if environmentDemand != before {
+            updateDemand()
+            releaseWhenListenersSettle()
+        }
     }
 
     /// Sends a drained client the latest reading of each kind it is owed

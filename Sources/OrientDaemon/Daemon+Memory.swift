@@ -16,26 +16,21 @@ extension Daemon {
         }
     }
 
-    /// Who listens: subscribers, clients taking samples, the sensors socket
-    /// clients watch, and the D-Bus claims. A change of these (not a `get`,
-    /// which comes and goes) opens or closes devices and answers claims, code
-    /// that the readings then do not run.
+    /// Who listens, as far as it can be told without going through every
+    /// client: the subscribers and the D-Bus claims. A change of these (not
+    /// a `get`, which comes and goes) opens or closes devices and answers
+    /// claims, code that the readings then do not run. A client taking
+    /// samples or watching sensors, or leaving while it did, is told by its
+    /// request (`releaseWhenListenersSettle()` there).
     struct Listeners: Equatable {
         var subscribers = 0
-        var samplers = 0
-        var watched = Set<SensorKind>()
         var claims = 0
     }
 
     /// Schedules a release when who listens has changed (`updateDemand()`
-    /// calls it whenever that may be).
+    /// calls it whenever that may be; it costs no walk over the clients).
     func noteListeners() {
-        var now = Listeners()
-        for client in server?.connections ?? [] where !client.closing {
-            if client.subscribed { now.subscribers += 1 }
-            if client.wantsSamples { now.samplers += 1 }
-        }
-        now.watched = environmentDemand
+        var now = Listeners(subscribers: server?.subscriberCount ?? 0)
         if let service = sensorProxy?.service {
             now.claims = SensorKind.allCases.reduce(0) { $0 + service.claimers(of: $1).count }
         }

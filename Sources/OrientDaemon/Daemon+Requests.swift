@@ -96,6 +96,7 @@ extension Daemon {
             client.sampleThinning = client.uid == 0 ? nil : SampleThinning(rateHz: Double(config.limits.samplesRate))
             client.wantsSamples = true
             updateDemand()
+            releaseWhenListenersSettle()
             server.send(
                 Reply.samplesOK(
                     seq: seq, mountMatrix: engine.mountMatrix,
@@ -120,5 +121,6 @@ extension Daemon {
         }
         if !client.appliedMasks.isEmpty { applyConstraints() }
         updateDemand()
+        if client.wantsSamples || !client.watchedSensors.isEmpty { releaseWhenListenersSettle() }
     }
 }

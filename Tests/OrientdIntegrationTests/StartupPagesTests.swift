@@ -36,15 +36,23 @@ struct StartupPagesTests {
         return total
     }
 
+    /// A daemon run from its own copy of the binary: the kernel leaves a page
+    /// that two processes map, and every other test's daemon maps the same
+    /// binary's pages.
+    static func onItsOwnCopy(config: String) throws -> DaemonHarness {
+        let workspace = try DaemonHarness.Workspace()
+        let copy = workspace.path + "/orientd"
+        return try DaemonHarness(
+            config: config, workspace: workspace, launcher: ["/bin/sh", "-c", #"cp "$0" "\#(copy)" && exec "\#(copy)" "$@""#])
+    }
+
     @Test("after start-up the daemon's own read-only pages are released: its resident set falls, and its code holds fewer pages than a daemon that keeps them")
     func startUpReleases() throws {
-        let released = try DaemonHarness(config: Self.info)
+        let released = try Self.onItsOwnCopy(config: Self.info)
         #expect(released.waitForStderr(containing: "released the pages start-up ran through"), "\(released.stderr)")
-        // Read at once, before what the daemon serves next faults pages back,
-        // and before the other daemon starts (the kernel leaves a page that
-        // two processes map).
+        // Read at once, before what the daemon serves next faults pages back.
         let releasedRss = try Self.programReadOnlyRss(released.pid)
-        let kept = try DaemonHarness(config: Self.info + "release-start-up-pages = false\n")
+        let kept = try Self.onItsOwnCopy(config: Self.info + "release-start-up-pages = false\n")
         let figures = try #require(Self.residentFigures(released.stderr, phase: "start-up"), "\(released.stderr)")
         _ = try kept.freshState()
         let keptRss = try Self.programReadOnlyRss(kept.pid)
