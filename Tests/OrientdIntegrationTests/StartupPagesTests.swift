@@ -3,8 +3,9 @@ import Glibc
 import Testing
 
 /// `[daemon] release-start-up-pages` (docs/configuration.md; docs/architecture.md,
-/// Memory): once start-up is over, and after each reload, the daemon has the
-/// kernel reclaim the pages of its own code and read-only data.
+/// Memory): once start-up is over, after each reload, and once a change of
+/// who listens has settled, the daemon has the kernel reclaim the pages of its
+/// own code and read-only data.
 @Suite("Start-up pages released", .serialized)
 struct StartupPagesTests {
     static let info = DaemonHarness.defaultConfig + "[daemon]\nlog-level = info\n"
