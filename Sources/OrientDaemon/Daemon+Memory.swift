@@ -30,13 +30,28 @@ extension Daemon {
     /// Schedules a release when who listens has changed (`updateDemand()`
     /// calls it whenever that may be; it costs no walk over the clients).
     func noteListeners() {
+        let now = listenersNow
+        guard now != lastListeners else { return }
+        lastListeners = now
+        releaseWhenListenersSettle()
+    }
+
+    /// The subscribers and the D-Bus claims now.
+    var listenersNow: Listeners {
         var now = Listeners(subscribers: server?.subscriberCount ?? 0)
         if let service = sensorProxy?.service {
             now.claims = SensorKind.allCases.reduce(0) { $0 + service.claimers(of: $1).count }
         }
-        guard now != lastListeners else { return }
-        lastListeners = now
-        releaseWhenListenersSettle()
+        return now
+    }
+
+    /// Whether anyone listens: a subscriber, a claim, a client taking samples
+    /// or watching a sensor (a walk over the clients only when the first two
+    /// say no, and only on a change of listeners).
+    var someoneListens: Bool {
+        let now = listenersNow
+        if now.subscribers > 0 || now.claims > 0 { return true }
+        return server?.connections.contains { !$0.closing && ($0.wantsSamples || !$0.watchedSensors.isEmpty) } ?? false
     }
 
     /// Releases the pages again once a change of listeners (a claim or its
@@ -44,8 +59,11 @@ extension Daemon {
     /// the last one: a burst of claims, as a session's start brings, costs
     /// one release.
     func releaseWhenListenersSettle() {
-        guard config.releaseStartupPages else { return }
         loop.cancel(listenersReleaseTimer)
+        listenersReleaseTimer = nil
+        // Only while someone listens: a daemon that nobody listens to makes
+        // no wakeups, not even this one.
+        guard config.releaseStartupPages, someoneListens else { return }
         listenersReleaseTimer = loop.schedule(atMs: MonotonicClock.nowMs() + Self.settleMs) { [unowned self] in
             self.listenersReleaseTimer = nil
             self.releaseStartupPages("the change of listeners")
