@@ -34,13 +34,7 @@ package enum ProgramSegments {
     package static func releasable(_ loads: [Load], base: UInt, pageSize: UInt) -> [Range<UInt>] {
         guard pageSize > 0, pageSize & (pageSize - 1) == 0 else { return [] }
         let mask = pageSize - 1
-        /// The segment's bytes, or nil where the header's figures overflow the address space.
-        func span(_ load: Load) -> Range<UInt>? {
-            let (start, overflowA) = base.addingReportingOverflow(load.virtualAddress)
-            let (end, overflowB) = start.addingReportingOverflow(load.memorySize)
-            let (endRoundedUp, overflowC) = end.addingReportingOverflow(mask)
-            return overflowA || overflowB || overflowC || load.memorySize == 0 ? nil : start..<endRoundedUp
-        }
+        func span(_ load: Load) -> Range<UInt>? { Self.span(load, base: base, mask: mask) }
         // A writable segment's pages, rounded outward, are never released,
         // even where a malformed header makes a read-only segment overlap one.
         let holes = loads.filter(\.writable).compactMap(span).map { ($0.lowerBound & ~mask)..<($0.upperBound & ~mask) }
@@ -57,13 +51,19 @@ package enum ProgramSegments {
     package static func writable(_ loads: [Load], base: UInt, pageSize: UInt) -> [Range<UInt>] {
         guard pageSize > 0, pageSize & (pageSize - 1) == 0 else { return [] }
         let mask = pageSize - 1
-        return loads.filter(\.writable).compactMap { load -> Range<UInt>? in
-            let (start, overflowA) = base.addingReportingOverflow(load.virtualAddress)
-            let (end, overflowB) = start.addingReportingOverflow(load.memorySize)
-            let (endRoundedUp, overflowC) = end.addingReportingOverflow(mask)
-            guard !(overflowA || overflowB || overflowC), load.memorySize > 0 else { return nil }
-            return (start & ~mask)..<(endRoundedUp & ~mask)
-        }.sorted { $0.lowerBound < $1.lowerBound }
+        return loads.filter(\.writable).compactMap { span($0, base: base, mask: mask) }
+            .map { ($0.lowerBound & ~mask)..<($0.upperBound & ~mask) }
+            .sorted { $0.lowerBound < $1.lowerBound }
+    }
+
+    /// The segment's bytes, its end rounded up to a page (`mask` is the page
+    /// size less one), or nil where the header's figures overflow the address
+    /// space or it holds nothing.
+    private static func span(_ load: Load, base: UInt, mask: UInt) -> Range<UInt>? {
+        let (start, overflowA) = base.addingReportingOverflow(load.virtualAddress)
+        let (end, overflowB) = start.addingReportingOverflow(load.memorySize)
+        let (endRoundedUp, overflowC) = end.addingReportingOverflow(mask)
+        return overflowA || overflowB || overflowC || load.memorySize == 0 ? nil : start..<endRoundedUp
     }
 
     /// The runs of pages, from `start`, that `/proc/self/pagemap`'s `entries`
