@@ -15,9 +15,13 @@ package enum ProgramPages {
     /// before and after (`/proc/self/statm`), in KiB.
     package struct Released: Sendable {
         package var advisedBytes: UInt
+        /// Of the libraries' pages, the bytes unmapped (`releaseLibraries`).
+        package var libraryBytes: UInt = 0
         package var residentBeforeKiB: Int?
         package var residentAfterKiB: Int?
         package var failure: String?
+        /// What kept some of the libraries' pages mapped, if anything did.
+        package var libraryFailure: String?
     }
 
     /// The main program's `PT_LOAD` segments and its load base, from the
@@ -66,12 +70,68 @@ package enum ProgramPages {
             }
         }
         let page = UInt(pageSize)
-        ProgramSegments.releasable(loads, base: base, pageSize: page).forEach(advise)
+        let own = ProgramSegments.releasable(loads, base: base, pageSize: page)
+        own.forEach(advise)
         // Of the writable segments, the pages never written (pagemap).
-        for span in ProgramSegments.writable(loads, base: base, pageSize: page) {
+        let writable = ProgramSegments.writable(loads, base: base, pageSize: page)
+        for span in writable {
             ProgramSegments.unwrittenRuns(pagemap(span, pageSize: page), start: span.lowerBound, pageSize: page).forEach(advise)
         }
-        return Released(advisedBytes: advised, residentBeforeKiB: before, residentAfterKiB: residentKiB(), failure: failure)
+        let libraries = releaseLibraries(excluding: own + writable, pageSize: page)
+        return Released(
+            advisedBytes: advised, libraryBytes: libraries.bytes, residentBeforeKiB: before, residentAfterKiB: residentKiB(),
+            failure: failure, libraryFailure: libraries.failure)
+    }
+
+    /// Unmaps the pages of the libraries' read-only mappings that are still
+    /// the file's (`MemoryMaps.libraryRanges`, `ProgramSegments.unwrittenRuns`):
+    /// `MADV_DONTNEED`, which leaves them in the page cache for the other
+    /// programs that map them, and for orientd to fault back what it runs.
+    /// A page the loader wrote (anonymous in the page map) is never advised.
+    static func releaseLibraries(excluding own: [Range<UInt>], pageSize page: UInt) -> (bytes: UInt, failure: String?) {
+        let text: [UInt8]
+        do { text = try readProcFile("/proc/self/maps", limit: MemoryMaps.maximumBytes) } catch {
+            return (0, "cannot read /proc/self/maps: \(error)")
+        }
+        let (regions, errors) = MemoryMaps.parse(text)
+        var bytes: UInt = 0
+        var failure = errors.first.map { "skipped a line: \($0)" }
+        for range in MemoryMaps.libraryRanges(regions, excluding: own) {
+            for run in ProgramSegments.unwrittenRuns(pagemap(range, pageSize: page), start: range.lowerBound, pageSize: page) {
+                let length = Int(run.upperBound - run.lowerBound)
+                if madvise(UnsafeMutableRawPointer(bitPattern: run.lowerBound), length, MADV_DONTNEED) == 0 {
+                    bytes += UInt(length)
+                } else if failure == nil {
+                    failure = "madvise(MADV_DONTNEED): \(String(cString: strerror(errno)))"
+                }
+            }
+        }
+        return (bytes, failure)
+    }
+
+    /// The whole of a /proc file, at most `limit` bytes (more is an error:
+    /// such a file is not what it should be).
+    static func readProcFile(_ path: String, limit: Int) throws(ProcReadError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ProcReadError(message: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ProcReadError(message: String(cString: strerror(errno)))
+            }
+            bytes += chunk[..<count]
+            guard bytes.count <= limit else { throw ProcReadError(message: "longer than \(limit) bytes") }
+        }
+    }
+
+    struct ProcReadError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
     }
 
     /// `/proc/self/pagemap`'s entries for the pages of `span` (none where it

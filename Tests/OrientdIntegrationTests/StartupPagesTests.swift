@@ -11,7 +11,8 @@ struct StartupPagesTests {
     static let info = DaemonHarness.defaultConfig + "[daemon]\nlog-level = info\n"
 
     /// The resident KiB before and after from the daemon's line, e.g.
-    /// "released the pages start-up ran through (5684 KiB advised): resident 7020 → 4992 KiB".
+    /// "released the pages start-up ran through (5684 KiB advised, 3864 KiB of
+    /// libraries unmapped): resident 7020 → 4992 KiB".
     static func residentFigures(_ stderr: String, phase: String) -> (before: Int, after: Int)? {
         guard let line = stderr.split(separator: "\n").last(where: { $0.contains("released the pages \(phase) ran through") }),
             let at = line.range(of: "resident ")
@@ -20,11 +21,19 @@ struct StartupPagesTests {
         return figures.count >= 2 ? (figures[0], figures[1]) : nil
     }
 
+    /// The whole of a /proc file: `String(contentsOfFile:)` reads the size
+    /// stat gives, one page of a file whose size is 0.
+    static func procText(_ path: String) throws -> String {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+    }
+
     /// KiB resident in the mappings of `pid`'s own binary that are not writable
     /// (code, read-only data), from /proc/PID/smaps.
     static func programReadOnlyRss(_ pid: Int32) throws -> Int {
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-        let smaps = try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8)
+        let smaps = try Self.procText("/proc/\(pid)/smaps")
         var inProgram = false, total = 0
         for line in smaps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -35,6 +44,34 @@ struct StartupPagesTests {
             }
         }
         return total
+    }
+
+    /// KiB of the libraries' private read-only mappings that are resident
+    /// and still the file's (Rss less Anonymous: a page the loader wrote is
+    /// never released), from /proc/PID/smaps.
+    static func libraryFileRss(_ pid: Int32) throws -> Int {
+        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        let smaps = try Self.procText("/proc/\(pid)/smaps")
+        var inLibrary = false, total = 0
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), !first.hasSuffix(":") {
+                inLibrary = fields.count > 5 && fields[5].hasPrefix("/") && fields[5] != exe
+                    && !fields[1].contains("w") && fields[1].hasSuffix("p")
+            } else if inLibrary, fields.count > 1, let kib = Int(fields[1]) {
+                if fields.first == "Rss:" { total += kib } else if fields.first == "Anonymous:" { total -= kib }
+            }
+        }
+        return total
+    }
+
+    /// The KiB of libraries the daemon's line says it unmapped, e.g.
+    /// "(6140 KiB advised, 3864 KiB of libraries unmapped)".
+    static func libraryFigure(_ stderr: String, phase: String) -> Int? {
+        guard let line = stderr.split(separator: "\n").last(where: { $0.contains("released the pages \(phase) ran through") }),
+            let at = line.range(of: " KiB of libraries unmapped")
+        else { return nil }
+        return Int(line[..<at.lowerBound].split(separator: " ").last ?? "")
     }
 
     /// A daemon run from its own copy of the binary: the kernel leaves a page
@@ -53,10 +90,12 @@ struct StartupPagesTests {
         #expect(released.waitForStderr(containing: "released the pages start-up ran through"), "\(released.stderr)")
         // Read at once, before what the daemon serves next faults pages back.
         let releasedRss = try Self.programReadOnlyRss(released.pid)
+        let releasedLibraries = try Self.libraryFileRss(released.pid)
         let kept = try Self.onItsOwnCopy(config: Self.info + "release-start-up-pages = false\n")
         let figures = try #require(Self.residentFigures(released.stderr, phase: "start-up"), "\(released.stderr)")
         _ = try kept.freshState()
         let keptRss = try Self.programReadOnlyRss(kept.pid)
+        let keptLibraries = try Self.libraryFileRss(kept.pid)
         _ = try released.freshState()
         #expect(!kept.stderr.contains("released the pages"), "\(kept.stderr)")
         // qemu-user (`make check-arm64`) takes madvise's advice as a hint and
@@ -64,6 +103,10 @@ struct StartupPagesTests {
         if Slowdown.factor == 1 {
             #expect(figures.after < figures.before, "resident \(figures.before) → \(figures.after) KiB")
             #expect(releasedRss < keptRss, "the program's read-only pages: \(releasedRss) KiB released, \(keptRss) KiB kept")
+            // The libraries' pages: unmapped, and the daemon still serves (freshState above) with the pages the loader wrote kept.
+            let unmapped = try #require(Self.libraryFigure(released.stderr, phase: "start-up"), "\(released.stderr)")
+            #expect(unmapped > 0, "\(released.stderr)")
+            #expect(releasedLibraries < keptLibraries, "the libraries' read-only pages: \(releasedLibraries) KiB released, \(keptLibraries) KiB kept")
         }
         try released.stopCleanly()
         try kept.stopCleanly()
