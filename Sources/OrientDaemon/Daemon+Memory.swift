@@ -9,13 +9,14 @@ extension Daemon {
     func releaseStartupPages(_ phase: String) {
         guard config.releaseStartupPages else { return }
         let released = ProgramPages.release()
+        let libraries = "\(released.libraryBytes / 1024) KiB of libraries unmapped"
         if let failure = released.libraryFailure {
             log.info("some of the libraries' pages \(phase) ran through stay mapped: \(failure)")
         }
         if let failure = released.failure {
-            log.info("the pages \(phase) ran through stay mapped: \(failure)")
+            log.info("the pages of orientd's own segments \(phase) ran through stay mapped: \(failure) (\(libraries))")
         } else if let before = released.residentBeforeKiB, let after = released.residentAfterKiB {
-            log.info("released the pages \(phase) ran through (\(released.advisedBytes / 1024) KiB advised, \(released.libraryBytes / 1024) KiB of libraries unmapped): resident \(before) → \(after) KiB")
+            log.info("released the pages \(phase) ran through (\(released.advisedBytes / 1024) KiB advised, \(libraries)): resident \(before) → \(after) KiB")
         }
     }
 

@@ -7,9 +7,11 @@ import Glibc
 
 /// Releases the pages of orientd's own read-only and executable segments once
 /// start-up is over (`[daemon] release-start-up-pages`; the rule is
-/// `ProgramSegments`, in OrientSense). The kernel reclaims them
-/// (`MADV_PAGEOUT`: a page only orientd maps leaves the page cache too) and
-/// faults back in, from the cache or the file, what runs afterwards.
+/// `ProgramSegments`, in OrientSense), and those of the libraries'. The
+/// kernel reclaims them (`MADV_PAGEOUT`: a page only orientd maps leaves the
+/// page cache too), a library page that other programs map as well is only
+/// unmapped (`MADV_DONTNEED`, `releaseLibraries`), and what runs afterwards
+/// faults back in, from the cache or the file.
 package enum ProgramPages {
     /// What one release did: the bytes advised and the daemon's resident set
     /// before and after (`/proc/self/statm`), in KiB.
@@ -51,14 +53,13 @@ package enum ProgramPages {
     /// picks, and those of the writable segments that were never written
     /// (`ProgramSegments.unwrittenRuns` on `/proc/self/pagemap`; MADV_PAGEOUT
     /// keeps a page's contents in any case, a written one would only go to
-    /// swap). Never fails the daemon: a kernel without `MADV_PAGEOUT` (before
-    /// Linux 5.4) answers EINVAL, said in `failure`, and nothing changes.
+    /// swap); then the libraries' (`releaseLibraries`, said in
+    /// `libraryBytes` and `libraryFailure`). Never fails the daemon: a kernel
+    /// without `MADV_PAGEOUT` (before Linux 5.4) answers EINVAL, said in
+    /// `failure`, and nothing changes.
     package static func release() -> Released {
         let before = residentKiB()
-        guard let (base, loads) = programLoads() else {
-            return Released(advisedBytes: 0, residentBeforeKiB: before, residentAfterKiB: before,
-                            failure: "no program headers with a PT_PHDR in the auxiliary vector")
-        }
+        let page = UInt(pageSize)
         var advised: UInt = 0
         var failure: String?
         func advise(_ range: Range<UInt>) {
@@ -69,79 +70,106 @@ package enum ProgramPages {
                 failure = "madvise(MADV_PAGEOUT): \(String(cString: strerror(errno)))"
             }
         }
-        let page = UInt(pageSize)
-        let own = ProgramSegments.releasable(loads, base: base, pageSize: page)
-        own.forEach(advise)
-        // Of the writable segments, the pages never written (pagemap).
-        let writable = ProgramSegments.writable(loads, base: base, pageSize: page)
-        for span in writable {
-            ProgramSegments.unwrittenRuns(pagemap(span, pageSize: page), start: span.lowerBound, pageSize: page).forEach(advise)
+        if let (base, loads) = programLoads() {
+            ProgramSegments.releasable(loads, base: base, pageSize: page).forEach(advise)
+            // Of the writable segments, the pages never written (pagemap).
+            for span in ProgramSegments.writable(loads, base: base, pageSize: page) {
+                ProgramSegments.unwrittenRuns(pagemap(span, pageSize: page), start: span.lowerBound, pageSize: page).forEach(advise)
+            }
+        } else {
+            failure = "no program headers with a PT_PHDR in the auxiliary vector"
         }
-        let libraries = releaseLibraries(excluding: own + writable, pageSize: page)
+        let libraries = releaseLibraries(pageSize: page)
         return Released(
             advisedBytes: advised, libraryBytes: libraries.bytes, residentBeforeKiB: before, residentAfterKiB: residentKiB(),
             failure: failure, libraryFailure: libraries.failure)
     }
 
-    /// Unmaps the pages of the libraries' read-only mappings that are still
-    /// the file's (`MemoryMaps.libraryRanges`, `ProgramSegments.unwrittenRuns`):
-    /// `MADV_DONTNEED`, which leaves them in the page cache for the other
-    /// programs that map them, and for orientd to fault back what it runs.
-    /// A page the loader wrote (anonymous in the page map) is never advised.
-    static func releaseLibraries(excluding own: [Range<UInt>], pageSize page: UInt) -> (bytes: UInt, failure: String?) {
-        let text: [UInt8]
-        do { text = try readProcFile("/proc/self/maps", limit: MemoryMaps.maximumBytes) } catch {
-            return (0, "cannot read /proc/self/maps: \(error)")
-        }
-        let (regions, errors) = MemoryMaps.parse(text)
+    /// What `releaseLibraries` did, and what went wrong first.
+    struct LibraryRelease {
         var bytes: UInt = 0
-        var failure = errors.first.map { "skipped a line: \($0)" }
-        for range in MemoryMaps.libraryRanges(regions, excluding: own) {
-            for run in ProgramSegments.unwrittenRuns(pagemap(range, pageSize: page), start: range.lowerBound, pageSize: page) {
-                let length = Int(run.upperBound - run.lowerBound)
-                if madvise(UnsafeMutableRawPointer(bitPattern: run.lowerBound), length, MADV_DONTNEED) == 0 {
-                    bytes += UInt(length)
-                } else if failure == nil {
-                    failure = "madvise(MADV_DONTNEED): \(String(cString: strerror(errno)))"
+        var failure: String?
+        let pageSize: UInt
+        /// The main program's headers (`AT_PHDR`): its pages are `release()`'s own.
+        let programHeaders: UInt
+        /// `/proc/self/pagemap`, opened once for every object.
+        let pagemap: Int32
+
+        mutating func fail(_ what: String) { if failure == nil { failure = what } }
+
+        /// One loaded object, from `dl_iterate_phdr`: its non-writable
+        /// segments, rounded inward (`ProgramSegments.releasable`: a page a
+        /// writable segment shares, `RELRO` among them, never), reclaimed
+        /// where only orientd maps them and unmapped where others do too.
+        mutating func visit(_ info: orientd_dl_phdr_info) {
+            // The main program has no name and the vDSO, which is no file, a
+            // `linux-` one ("linux-vdso.so.1", "linux-gate.so.1").
+            guard let headers = info.dlpi_phdr, UInt(bitPattern: headers) != programHeaders, let name = info.dlpi_name,
+                name.pointee != 0, strncmp(name, "linux-", 6) != 0, info.dlpi_phnum > 0
+            else { return }
+            let loads = UnsafeBufferPointer(start: headers, count: Int(info.dlpi_phnum))
+                .filter { $0.p_type == UInt32(PT_LOAD) }
+                .map { ProgramSegments.Load(
+                    virtualAddress: UInt($0.p_vaddr), memorySize: UInt($0.p_memsz), writable: $0.p_flags & UInt32(PF_W) != 0) }
+            for range in ProgramSegments.releasable(loads, base: UInt(info.dlpi_addr), pageSize: pageSize) {
+                let start = UnsafeMutableRawPointer(bitPattern: range.lowerBound), length = Int(range.upperBound - range.lowerBound)
+                // MADV_PAGEOUT never loses a page's contents: the pages only
+                // orientd maps leave the page cache, the others stay mapped.
+                if madvise(start, length, MADV_PAGEOUT) != 0 { fail("madvise(MADV_PAGEOUT): \(String(cString: strerror(errno)))") }
+                // Those still mapped and still the file's (pagemap) are only
+                // unmapped; one that is not (a text relocation, a debugger's
+                // breakpoint) is never advised: MADV_DONTNEED would drop it.
+                let entries = ProgramPages.pagemap(range, pageSize: pageSize, fd: pagemap)
+                guard entries.count == length / Int(pageSize) else {
+                    fail("cannot read /proc/self/pagemap for \(String(cString: name))")
+                    continue
+                }
+                for run in ProgramSegments.unwrittenRuns(entries, start: range.lowerBound, pageSize: pageSize) {
+                    let count = Int(run.upperBound - run.lowerBound)
+                    if madvise(UnsafeMutableRawPointer(bitPattern: run.lowerBound), count, MADV_DONTNEED) == 0 {
+                        bytes += UInt(count)
+                    } else {
+                        fail("madvise(MADV_DONTNEED): \(String(cString: strerror(errno)))")
+                    }
                 }
             }
         }
-        return (bytes, failure)
     }
 
-    /// The whole of a /proc file, at most `limit` bytes (more is an error:
-    /// such a file is not what it should be).
-    static func readProcFile(_ path: String, limit: Int) throws(ProcReadError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ProcReadError(message: String(cString: strerror(errno))) }
+    /// Releases the pages of the libraries' read-only and executable
+    /// segments (`LibraryRelease.visit` for each object `dl_iterate_phdr`
+    /// lists, the dynamic loader among them): the symbol tables the loader
+    /// searched and what their start-up ran (libsystemd's in libgcrypt and
+    /// its compression libraries). It runs under the loader's lock, so no
+    /// library comes or goes while its pages are advised.
+    static func releaseLibraries(pageSize page: UInt) -> (bytes: UInt, failure: String?) {
+        let fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return (0, "cannot open /proc/self/pagemap: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return bytes }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ProcReadError(message: String(cString: strerror(errno)))
-            }
-            bytes += chunk[..<count]
-            guard bytes.count <= limit else { throw ProcReadError(message: "longer than \(limit) bytes") }
+        var release = LibraryRelease(pageSize: page, programHeaders: UInt(getauxval(UInt(AT_PHDR))), pagemap: fd)
+        _ = withUnsafeMutablePointer(to: &release) { context in
+            dl_iterate_phdr({ info, _, context in
+                guard let info, let context else { return 0 }
+                context.assumingMemoryBound(to: LibraryRelease.self).pointee.visit(info.pointee)
+                return 0
+            }, context)
         }
-    }
-
-    struct ProcReadError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
+        return (release.bytes, release.failure)
     }
 
     /// `/proc/self/pagemap`'s entries for the pages of `span` (none where it
     /// cannot be read: then nothing of it is released).
     static func pagemap(_ span: Range<UInt>, pageSize: UInt) -> [UInt64] {
-        let count = Int((span.upperBound - span.lowerBound) / pageSize)
-        guard count > 0, count <= 1 << 20 else { return [] }
         let fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
+        return pagemap(span, pageSize: pageSize, fd: fd)
+    }
+
+    /// The same, from `fd`, an open `/proc/self/pagemap`.
+    static func pagemap(_ span: Range<UInt>, pageSize: UInt, fd: Int32) -> [UInt64] {
+        let count = Int((span.upperBound - span.lowerBound) / pageSize)
+        guard count > 0, count <= 1 << 20 else { return [] }
         var entries = [UInt64](repeating: 0, count: count)
         let wanted = count * MemoryLayout<UInt64>.size
         let got = entries.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, off_t(span.lowerBound / pageSize) * 8) }
