@@ -9,7 +9,7 @@ extension Daemon {
     func releaseStartupPages(_ phase: String) {
         guard config.releaseStartupPages else { return }
         let released = ProgramPages.release()
-        let libraries = "\(released.libraryBytes / 1024) KiB of libraries unmapped"
+        let libraries = "\(released.libraryBytes / 1024) KiB of libraries advised"
         if let failure = released.libraryFailure {
             log.info("some of the libraries' pages \(phase) ran through stay mapped: \(failure)")
         }

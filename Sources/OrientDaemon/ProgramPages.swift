@@ -17,7 +17,7 @@ package enum ProgramPages {
     /// before and after (`/proc/self/statm`), in KiB.
     package struct Released: Sendable {
         package var advisedBytes: UInt
-        /// Of the libraries' pages, the bytes unmapped (`releaseLibraries`).
+        /// The bytes of the libraries' segments advised (`releaseLibraries`).
         package var libraryBytes: UInt = 0
         package var residentBeforeKiB: Int?
         package var residentAfterKiB: Int?
@@ -115,7 +115,11 @@ package enum ProgramPages {
                 let start = UnsafeMutableRawPointer(bitPattern: range.lowerBound), length = Int(range.upperBound - range.lowerBound)
                 // MADV_PAGEOUT never loses a page's contents: the pages only
                 // orientd maps leave the page cache, the others stay mapped.
-                if madvise(start, length, MADV_PAGEOUT) != 0 { fail("madvise(MADV_PAGEOUT): \(String(cString: strerror(errno)))") }
+                if madvise(start, length, MADV_PAGEOUT) == 0 {
+                    bytes += UInt(length)
+                } else {
+                    fail("madvise(MADV_PAGEOUT): \(String(cString: strerror(errno)))")
+                }
                 // Those still mapped and still the file's (pagemap) are only
                 // unmapped; one that is not (a text relocation, a debugger's
                 // breakpoint) is never advised: MADV_DONTNEED would drop it.
@@ -125,10 +129,7 @@ package enum ProgramPages {
                     continue
                 }
                 for run in ProgramSegments.unwrittenRuns(entries, start: range.lowerBound, pageSize: pageSize) {
-                    let count = Int(run.upperBound - run.lowerBound)
-                    if madvise(UnsafeMutableRawPointer(bitPattern: run.lowerBound), count, MADV_DONTNEED) == 0 {
-                        bytes += UInt(count)
-                    } else {
+                    if madvise(UnsafeMutableRawPointer(bitPattern: run.lowerBound), Int(run.upperBound - run.lowerBound), MADV_DONTNEED) != 0 {
                         fail("madvise(MADV_DONTNEED): \(String(cString: strerror(errno)))")
                     }
                 }

@@ -12,7 +12,7 @@ struct StartupPagesTests {
 
     /// The resident KiB before and after from the daemon's line, e.g.
     /// "released the pages start-up ran through (5684 KiB advised, 3864 KiB of
-    /// libraries unmapped): resident 7020 → 4992 KiB".
+    /// libraries advised): resident 7020 → 4992 KiB".
     static func residentFigures(_ stderr: String, phase: String) -> (before: Int, after: Int)? {
         guard let line = stderr.split(separator: "\n").last(where: { $0.contains("released the pages \(phase) ran through") }),
             let at = line.range(of: "resident ")
@@ -29,47 +29,46 @@ struct StartupPagesTests {
         return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
     }
 
-    /// KiB resident in the mappings of `pid`'s own binary that are not writable
-    /// (code, read-only data), from /proc/PID/smaps.
-    static func programReadOnlyRss(_ pid: Int32) throws -> Int {
+    /// KiB resident (Rss) and of it anonymous in the mappings of `pid` that
+    /// `wanted` picks by their permissions and path (given the binary's
+    /// path too), from /proc/PID/smaps.
+    static func residentKiB(
+        _ pid: Int32, in wanted: (_ permissions: Substring, _ path: Substring, _ exe: String) -> Bool
+    ) throws -> (rss: Int, anonymous: Int) {
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-        let smaps = try Self.procText("/proc/\(pid)/smaps")
-        var inProgram = false, total = 0
-        for line in smaps.split(separator: "\n") {
+        var inWanted = false, rss = 0, anonymous = 0
+        for line in try Self.procText("/proc/\(pid)/smaps").split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if let first = fields.first, first.contains("-"), !first.hasSuffix(":") {
-                inProgram = fields.count > 5 && fields[5] == exe && !fields[1].contains("w")
-            } else if inProgram, fields.first == "Rss:", fields.count > 1, let kib = Int(fields[1]) {
-                total += kib
+                inWanted = fields.count > 5 && wanted(fields[1], fields[5], exe)
+            } else if inWanted, fields.count > 1, let kib = Int(fields[1]) {
+                if fields.first == "Rss:" { rss += kib } else if fields.first == "Anonymous:" { anonymous += kib }
             }
         }
-        return total
+        return (rss, anonymous)
+    }
+
+    /// KiB resident in the mappings of `pid`'s own binary that are not writable
+    /// (code, read-only data).
+    static func programReadOnlyRss(_ pid: Int32) throws -> Int {
+        try residentKiB(pid) { permissions, path, exe in path == exe && !permissions.contains("w") }.rss
     }
 
     /// KiB of the libraries' private read-only mappings that are resident
     /// and still the file's (Rss less Anonymous: a page the loader wrote is
-    /// never released), from /proc/PID/smaps.
+    /// never released).
     static func libraryFileRss(_ pid: Int32) throws -> Int {
-        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-        let smaps = try Self.procText("/proc/\(pid)/smaps")
-        var inLibrary = false, total = 0
-        for line in smaps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if let first = fields.first, first.contains("-"), !first.hasSuffix(":") {
-                inLibrary = fields.count > 5 && fields[5].hasPrefix("/") && fields[5] != exe
-                    && !fields[1].contains("w") && fields[1].hasSuffix("p")
-            } else if inLibrary, fields.count > 1, let kib = Int(fields[1]) {
-                if fields.first == "Rss:" { total += kib } else if fields.first == "Anonymous:" { total -= kib }
-            }
+        let kib = try residentKiB(pid) { permissions, path, exe in
+            path.hasPrefix("/") && path != exe && !permissions.contains("w") && permissions.hasSuffix("p")
         }
-        return total
+        return kib.rss - kib.anonymous
     }
 
-    /// The KiB of libraries the daemon's line says it unmapped, e.g.
-    /// "(6140 KiB advised, 3864 KiB of libraries unmapped)".
+    /// The KiB of libraries the daemon's line says it advised, e.g.
+    /// "(6140 KiB advised, 3864 KiB of libraries advised)".
     static func libraryFigure(_ stderr: String, phase: String) -> Int? {
         guard let line = stderr.split(separator: "\n").last(where: { $0.contains("released the pages \(phase) ran through") }),
-            let at = line.range(of: " KiB of libraries unmapped")
+            let at = line.range(of: " KiB of libraries advised")
         else { return nil }
         return Int(line[..<at.lowerBound].split(separator: " ").last ?? "")
     }
