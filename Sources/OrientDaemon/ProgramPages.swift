@@ -39,14 +39,24 @@ package enum ProgramPages {
             let all = UnsafeBufferPointer(start: headers, count: count)
             guard let headerEntry = all.first(where: { $0.p_type == UInt32(PT_PHDR) }), UInt(headerEntry.p_vaddr) <= address
             else { return nil }
-            let loads = all.filter { $0.p_type == UInt32(PT_LOAD) }.map {
-                ProgramSegments.Load(
-                    virtualAddress: UInt($0.p_vaddr), memorySize: UInt($0.p_memsz), writable: $0.p_flags & UInt32(PF_W) != 0)
-            }
-            return (address - UInt(headerEntry.p_vaddr), loads)
+            return (address - UInt(headerEntry.p_vaddr), loads(all))
         #else
             return nil
         #endif
+    }
+
+    #if _pointerBitWidth(_64)
+        typealias ProgramHeader = Elf64_Phdr
+    #else
+        typealias ProgramHeader = Elf32_Phdr
+    #endif
+
+    /// The `PT_LOAD` segments among an object's program headers.
+    static func loads(_ headers: UnsafeBufferPointer<ProgramHeader>) -> [ProgramSegments.Load] {
+        headers.filter { $0.p_type == UInt32(PT_LOAD) }.map {
+            ProgramSegments.Load(
+                virtualAddress: UInt($0.p_vaddr), memorySize: UInt($0.p_memsz), writable: $0.p_flags & UInt32(PF_W) != 0)
+        }
     }
 
     /// Advises the kernel to reclaim the pages `ProgramSegments.releasable`
@@ -60,6 +70,10 @@ package enum ProgramPages {
     package static func release() -> Released {
         let before = residentKiB()
         let page = UInt(pageSize)
+        // One descriptor for every page map read, the program's and the libraries'.
+        let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
+        let pagemapFailure = pagemap < 0 ? "cannot open /proc/self/pagemap: \(String(cString: strerror(errno)))" : nil
+        defer { if pagemap >= 0 { close(pagemap) } }
         var advised: UInt = 0
         var failure: String?
         func advise(_ range: Range<UInt>) {
@@ -74,12 +88,12 @@ package enum ProgramPages {
             ProgramSegments.releasable(loads, base: base, pageSize: page).forEach(advise)
             // Of the writable segments, the pages never written (pagemap).
             for span in ProgramSegments.writable(loads, base: base, pageSize: page) {
-                ProgramSegments.unwrittenRuns(pagemap(span, pageSize: page), start: span.lowerBound, pageSize: page).forEach(advise)
+                ProgramSegments.unwrittenRuns(Self.pagemap(span, pageSize: page, fd: pagemap), start: span.lowerBound, pageSize: page).forEach(advise)
             }
         } else {
             failure = "no program headers with a PT_PHDR in the auxiliary vector"
         }
-        let libraries = releaseLibraries(pageSize: page)
+        let libraries = pagemap >= 0 ? releaseLibraries(pageSize: page, pagemap: pagemap) : (bytes: 0, failure: pagemapFailure)
         return Released(
             advisedBytes: advised, libraryBytes: libraries.bytes, residentBeforeKiB: before, residentAfterKiB: residentKiB(),
             failure: failure, libraryFailure: libraries.failure)
@@ -107,10 +121,7 @@ package enum ProgramPages {
             guard let headers = info.dlpi_phdr, UInt(bitPattern: headers) != programHeaders, let name = info.dlpi_name,
                 name.pointee != 0, strncmp(name, "linux-", 6) != 0, info.dlpi_phnum > 0
             else { return }
-            let loads = UnsafeBufferPointer(start: headers, count: Int(info.dlpi_phnum))
-                .filter { $0.p_type == UInt32(PT_LOAD) }
-                .map { ProgramSegments.Load(
-                    virtualAddress: UInt($0.p_vaddr), memorySize: UInt($0.p_memsz), writable: $0.p_flags & UInt32(PF_W) != 0) }
+            let loads = ProgramPages.loads(UnsafeBufferPointer(start: headers, count: Int(info.dlpi_phnum)))
             for range in ProgramSegments.releasable(loads, base: UInt(info.dlpi_addr), pageSize: pageSize) {
                 let start = UnsafeMutableRawPointer(bitPattern: range.lowerBound), length = Int(range.upperBound - range.lowerBound)
                 // MADV_PAGEOUT never loses a page's contents: the pages only
@@ -143,10 +154,8 @@ package enum ProgramPages {
     /// searched and what their start-up ran (libsystemd's in libgcrypt and
     /// its compression libraries). It runs under the loader's lock, so no
     /// library comes or goes while its pages are advised.
-    static func releaseLibraries(pageSize page: UInt) -> (bytes: UInt, failure: String?) {
-        let fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return (0, "cannot open /proc/self/pagemap: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+    /// `fd` is an open `/proc/self/pagemap`.
+    static func releaseLibraries(pageSize page: UInt, pagemap fd: Int32) -> (bytes: UInt, failure: String?) {
         var release = LibraryRelease(pageSize: page, programHeaders: UInt(getauxval(UInt(AT_PHDR))), pagemap: fd)
         _ = withUnsafeMutablePointer(to: &release) { context in
             dl_iterate_phdr({ info, _, context in
@@ -158,16 +167,8 @@ package enum ProgramPages {
         return (release.bytes, release.failure)
     }
 
-    /// `/proc/self/pagemap`'s entries for the pages of `span` (none where it
-    /// cannot be read: then nothing of it is released).
-    static func pagemap(_ span: Range<UInt>, pageSize: UInt) -> [UInt64] {
-        let fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        return pagemap(span, pageSize: pageSize, fd: fd)
-    }
-
-    /// The same, from `fd`, an open `/proc/self/pagemap`.
+    /// The entries of `fd`, an open `/proc/self/pagemap`, for the pages of
+    /// `span` (none where it cannot be read: then nothing of it is released).
     static func pagemap(_ span: Range<UInt>, pageSize: UInt, fd: Int32) -> [UInt64] {
         let count = Int((span.upperBound - span.lowerBound) / pageSize)
         guard count > 0, count <= 1 << 20 else { return [] }
