@@ -271,6 +271,8 @@ package final class Daemon {
         deadlineTimer = loop.schedule(atMs: deadline) { [unowned self] in
             self.deadlineTimer = nil
             if let published = self.engine.tick(atMs: deadline) { self.publish(published) }
+            // An on-change sensor's silence may have taught the engine its g.
+            if self.engine.gravity.learned != self.gravityNoted { self.noteGravity() }
             self.scheduleDeadline()
         }
         return true

@@ -4,14 +4,16 @@ import Glibc
 import OrientProtocol
 package import OrientSensors
 
-/// `hwmon-als`: a hwmon device with a `light` attribute (Apple's SMC), read
-/// every 2 s as `(a,b)`; the level is in the vendor's unit (`HwmonLight`).
+/// `hwmon-als`: Apple's SMC light sensor, the `light` attribute that
+/// `applesmc` creates on its platform device (`/sys/devices/platform/applesmc.768/light`,
+/// not on the hwmon class device below it), read every 2 s as `(a,b)`; the
+/// level is in the vendor's unit (`HwmonLight`).
 package final class HwmonLightDriver: SensorDriver {
     package static let name = "hwmon-als"
     package static let kind = SensorKind.light
 
     package static func discover(_ device: SensorDevice) -> SensorDiscovery {
-        guard device.subsystem == "hwmon", udevAllows(device), device.has("light") else { return .no }
+        guard device.subsystem == "platform", udevAllows(device), device.has("light") else { return .no }
         return .yes
     }
 
@@ -20,7 +22,7 @@ package final class HwmonLightDriver: SensorDriver {
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
         poller = Poller(loop: loop, intervalMs: 2000)
-        log.info("\(device.sysname): light from hwmon 'light' every 2000 ms")
+        log.info("\(device.sysname): light from 'light' every 2000 ms")
         poller.start(
             reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: "light"), log: log,
             sysname: device.sysname, parse: { bytes throws(AttributeError) in

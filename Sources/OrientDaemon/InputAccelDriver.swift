@@ -9,9 +9,11 @@ import OrientProtocol
 /// `ID_INPUT_ACCELEROMETER=1`: lis3lv02d, some older tablets' drivers), read
 /// through libevdev as `ABS_X`, `ABS_Y`, `ABS_Z` events, one reading per
 /// `SYN_REPORT`. Each axis's resolution (units per g, EVIOCGABS) gives its
-/// scale; an axis without one takes 1 (and a wrong magnitude is then learned
-/// from the readings at rest, as for IIO). The configuration's `scale`
-/// overrides both. The first reading is the kernel's state at open.
+/// scale; an axis without one (lis3lv02d, the N900's lis302dl, uinput
+/// devices) takes 1, and the engine then takes the first reading's magnitude
+/// as g and learns it from the readings at rest, as for IIO
+/// (`GravityEstimate`). The configuration's `scale` overrides both. The first
+/// reading is the kernel's state at open.
 final class InputAccelDriver: AccelerometerDriver {
     static let name = "input-accel"
     /// Standard gravity, m/s²: one g of an axis's resolution.
@@ -44,22 +46,24 @@ final class InputAccelDriver: AccelerometerDriver {
         self.loop = loop
         self.log = log
         evdev = try EvdevDevice(path: node)
-        var scales: [Double] = []
+        var resolutions: [Int32] = []
         var values: [Double] = []
         for code in [ABS_X, ABS_Y, ABS_Z] {
             guard let info = evdev.absInfo(UInt32(code)) else {
                 throw SensorError(message: "\(node) (\(evdev.name)) has no ABS_\(["X", "Y", "Z"][Int(code)]) axis", code: ENOTSUP)
             }
-            scales.append(info.resolution > 0 ? InputAccelDriver.g / Double(info.resolution) : 1)
+            resolutions.append(info.resolution)
             values.append(Double(info.value))
         }
         if let configured = sensor.config.scale {
             scale = Vector3(configured, configured, configured)
+        } else if resolutions.allSatisfy({ $0 > 0 }) {
+            let g = InputAccelDriver.g
+            scale = Vector3(g / Double(resolutions[0]), g / Double(resolutions[1]), g / Double(resolutions[2]))
         } else {
-            scale = Vector3(scales[0], scales[1], scales[2])
-            if scales.contains(1) {
-                log.warning("\(device.info.sysname): \(evdev.name) gives no resolution for an axis; taking 1 unit as 1 m/s² (set `[sensor] scale` if it does not rotate)")
-            }
+            // All in counts: one axis in counts beside others in m/s² would bend the direction.
+            scale = Vector3(1, 1, 1)
+            log.notice("\(device.info.sysname): \(evdev.name) gives no resolution for an axis; its g is taken from its readings (set `[sensor] scale` to give it)")
         }
         raw = Vector3(values[0], values[1], values[2])
     }

@@ -1,10 +1,10 @@
 /// One device a sensor driver may read, as libudev describes it: an IIO
-/// device, an evdev node or a hwmon device, with the udev properties and
+/// device, an evdev node or a platform device (Apple's SMC), with the udev properties and
 /// sysfs attributes the drivers look at (absent ones are missing).
 package struct SensorDevice: Sendable, Equatable {
-    /// `iio`, `input` or `hwmon`.
+    /// `iio`, `input` or `platform`.
     package var subsystem: String
-    /// The kernel name: `iio:device3`, `event5`, `hwmon2`.
+    /// The kernel name: `iio:device3`, `event5`, `applesmc.768`.
     package var sysname: String
     /// The sysfs path.
     package var syspath: String

@@ -71,13 +71,20 @@ package final class SensorSlot {
         var candidates: [(device: SensorDevice, driver: any SensorDriver.Type)] = []
         var skipped: [(device: SensorDevice, driver: String, reason: String, fix: String?)] = []
         for device in devices {
+            var judged = false
             for driver in drivers {
                 switch driver.discover(device) {
                 case .no: continue
                 case .yes: candidates.append((device, driver))
                 case .unusable(let reason, let fix): skipped.append((device, driver.name, reason, fix))
                 }
+                judged = true
                 break
+            }
+            // udev named a driver of this kind, and the device has nothing it reads.
+            if !judged, let tagged = drivers.first(where: { device.proxyTypes?.contains($0.name) == true }) {
+                skipped.append((device, tagged.name, "udev names \(tagged.name) for it (IIO_SENSOR_PROXY_TYPE) but it has no channel \(tagged.name) reads",
+                    "check its driver, or the udev rule or hwdb entry that sets IIO_SENSOR_PROXY_TYPE"))
             }
         }
         candidates.sort { a, b in

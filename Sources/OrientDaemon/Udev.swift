@@ -71,7 +71,9 @@ package final class Udev {
             if let syspath = udev_list_entry_get_name(current),
                 let device = udev_device_new_from_syspath(udev, syspath)
             {
-                out.append(describe(device))
+                if !Udev.isTrigger(sysname: udev_device_get_sysname(device).map { String(cString: $0) } ?? "") {
+                    out.append(describe(device))
+                }
                 udev_device_unref(device)
             }
             entry = udev_list_entry_get_next(current)
@@ -119,7 +121,7 @@ package final class Udev {
         return described
     }
 
-    /// Starts a monitor for `iio`, `input` and `hwmon` events and returns its fd (for the event loop).
+    /// Starts a monitor for `iio`, `input` and `platform` events and returns its fd (for the event loop).
     package func startMonitor() throws(SystemError) -> Int32 {
         guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
             throw SystemError("udev_monitor_new_from_netlink", code: ENOMEM)
@@ -150,16 +152,24 @@ package final class Udev {
     /// One hotplug event.
     package struct Event: Sendable, Equatable {
         package var action: Action
-        /// `iio`, `input` or `hwmon`.
+        /// `iio`, `input` or `platform`.
         package var subsystem: String
         package var sysname: String
     }
 
     /// The subsystems sensors live in: IIO devices, evdev nodes (input
-    /// accelerometers, proximity switches) and hwmon (an SMC's light sensor).
-    package static let sensorSubsystems = ["iio", "input", "hwmon"]
+    /// accelerometers, proximity switches) and platform devices (Apple's SMC,
+    /// whose `light` attribute sits on `applesmc.768` itself).
+    package static let sensorSubsystems = ["iio", "input", "platform"]
 
-    /// An attribute's value, or "" for a reading (`…_raw`, `…_input`, hwmon
+    /// Whether an IIO device is a trigger (`triggerN`: a `name` and no
+    /// channels), which is never a sensor. Every other IIO device, whatever
+    /// its name, is judged by its channels and udev's `IIO_SENSOR_PROXY_TYPE`.
+    package static func isTrigger(sysname: String) -> Bool {
+        sysname.hasPrefix("trigger") && sysname.dropFirst("trigger".count).allSatisfy(\.isNumber)
+    }
+
+    /// An attribute's value, or "" for a reading (`…_raw`, `…_input`, the SMC's
     /// `light`), whose existence is all discovery needs: reading one makes a
     /// HID sensor hub power the sensor up (seen on the real driver, where each
     /// rescan kept the hub's sensors on for seconds with nobody listening).
@@ -192,21 +202,23 @@ package final class Udev {
             names += LightChannel.attributeNames
             return names
         }(),
-        "hwmon": ["name", "light"],
+        "platform": ["name", "light"],
         "input": [],
     ]
 
     /// Every device of the sensor subsystems that could be a sensor: IIO
-    /// devices (not triggers), evdev nodes (`eventN`) and hwmon devices, with
-    /// the properties and attributes the drivers read. An evdev node's
-    /// attributes are its input device's (`name`, `capabilities/abs`,
-    /// `capabilities/sw`).
+    /// devices (not triggers), evdev nodes (`eventN`) and platform devices with
+    /// a `light` attribute, with the properties and attributes the drivers
+    /// read. An evdev node's attributes are its input device's (`name`,
+    /// `capabilities/abs`, `capabilities/sw`).
     package func sensorDevices() -> [SensorDevice] {
         var out: [SensorDevice] = []
         for subsystem in Udev.sensorSubsystems {
             guard let enumerate = udev_enumerate_new(udev) else { continue }
             defer { udev_enumerate_unref(enumerate) }
             udev_enumerate_add_match_subsystem(enumerate, subsystem)
+            // Of the many platform devices, only those with a light sensor.
+            if subsystem == "platform" { udev_enumerate_add_match_sysattr(enumerate, "light", nil) }
             udev_enumerate_scan_devices(enumerate)
             var entry = udev_enumerate_get_list_entry(enumerate)
             while let current = entry {
@@ -234,7 +246,7 @@ package final class Udev {
                 if let value = string(udev_device_get_sysattr_value(parent, name)) { attributes[name] = value }
             }
         case "iio":
-            guard sysname.hasPrefix("iio:device") else { return nil }
+            guard !Udev.isTrigger(sysname: sysname) else { return nil }
             fallthrough
         default:
             let syspath = string(udev_device_get_syspath(device)) ?? ""

@@ -27,6 +27,18 @@ package import OrientProtocol
 /// A rest outside it is learned, unless it agrees with the value already
 /// learned within `relearnTolerance`.
 ///
+/// Until the first rest is judged, a **first reading** far from g (outside
+/// the same ratio) sets a provisional `gain` from its own magnitude, so that
+/// the orientation comes from the first reading's direction at once, as it
+/// does on a correctly scaled device; nothing is `learned` (or warned about)
+/// until a rest says so. A correctly scaled device caught moving at its
+/// first reading has its readings misjudged until that first rest, about a
+/// second, which finds them at 1 g and drops the provisional gain.
+///
+/// An on-change sensor (an input accelerometer, a HID hub's buffer) sends
+/// nothing while it lies still: its silence continues the rest
+/// (`observeHeld`), which is judged once it has lasted `restMs`.
+///
 /// Per reading: two dot products, a few compares, no square root, no
 /// allocation (the square root is taken once per rest).
 ///
@@ -69,7 +81,8 @@ package struct GravityEstimate: Sendable, Equatable {
     /// The magnitude the device reads at rest, in the units its readings
     /// arrive in, when it is far from g; nil while none has been learned.
     package private(set) var learned: Double?
-    /// The factor readings are multiplied by before the classifier: g / learned, or 1.
+    /// The factor readings are multiplied by before the classifier: g / learned,
+    /// g / the first reading's magnitude while that is provisional, or 1.
     package private(set) var gain = 1.0
 
     // The rest being watched: its first reading, time span, and the squared
@@ -84,6 +97,10 @@ package struct GravityEstimate: Sendable, Equatable {
     private var sumSquared = 0.0
     /// The rest was already judged (a rest is judged once, when it qualifies).
     private var judged = false
+    /// A reading was seen since the start or the last `forget`: the next is not the first.
+    private var seenReading = false
+    /// The gain comes from the first reading, not from a rest.
+    package private(set) var isProvisional = false
     private var spreadSquared: Double
     private var cosAngleSquared: Double
 
@@ -112,6 +129,11 @@ package struct GravityEstimate: Sendable, Equatable {
         }
         guard count > 0, t >= lastMs, continues(a, squared) else {
             begin(a, squared, atMs: t)
+            if !seenReading, learned == nil, !isPlausible(squared.squareRoot()) {
+                isProvisional = true
+                gain = settings.standardGravity / squared.squareRoot()
+            }
+            seenReading = true
             return false
         }
         count += 1
@@ -120,6 +142,30 @@ package struct GravityEstimate: Sendable, Equatable {
         guard !judged, count >= settings.minReadings, t - startMs >= settings.restMs else { return false }
         judged = true
         return judge((sumSquared / Double(count)).squareRoot())
+    }
+
+    /// An on-change sensor said nothing since its last reading up to `t`: its
+    /// reading held, the rest goes on. Judges the rest once it has lasted
+    /// `restMs`, however few readings it holds. Returns true when `learned` changed.
+    package mutating func observeHeld(atMs t: Double) -> Bool {
+        guard isEnabled, count > 0, !judged, t.isFinite, t >= lastMs else { return false }
+        lastMs = t
+        guard t - startMs >= settings.restMs else { return false }
+        judged = true
+        return judge((sumSquared / Double(count)).squareRoot())
+    }
+
+    /// When the rest being watched would be judged on an on-change sensor
+    /// that stays silent (`observeHeld`), if judging it could change the
+    /// gain: nil for a correctly scaled device resting at 1 g.
+    package var heldRestDeadline: Double? {
+        guard isEnabled, count > 0, !judged else { return nil }
+        guard gain != 1 || !isPlausible((sumSquared / Double(count)).squareRoot()) else { return nil }
+        return startMs + settings.restMs
+    }
+
+    private func isPlausible(_ magnitude: Double) -> Bool {
+        magnitude >= settings.standardGravity / settings.plausibleRatio && magnitude <= settings.standardGravity * settings.plausibleRatio
     }
 
     /// Whether the reading belongs to the rest: magnitudes still within the
@@ -149,12 +195,12 @@ package struct GravityEstimate: Sendable, Equatable {
     /// A rest at `magnitude` (its RMS): learn it, keep the learned value, or
     /// forget it. Returns true when `learned` changed.
     private mutating func judge(_ magnitude: Double) -> Bool {
-        let g = settings.standardGravity
-        let ratio = settings.plausibleRatio
-        if magnitude >= g / ratio, magnitude <= g * ratio {
-            guard learned != nil else { return false }
+        // The rest replaces the first reading's gain, whatever it says.
+        isProvisional = false
+        if isPlausible(magnitude) {
+            let had = learned != nil
             set(nil)
-            return true
+            return had
         }
         if let learned, abs(magnitude / learned - 1) <= settings.relearnTolerance { return false }
         set(magnitude)
@@ -171,6 +217,8 @@ package struct GravityEstimate: Sendable, Equatable {
     package mutating func forget() {
         set(nil)
         count = 0
+        seenReading = false
+        isProvisional = false
     }
 
     /// Starts or stops watching; stopping forgets the learned value. Returns
@@ -178,17 +226,20 @@ package struct GravityEstimate: Sendable, Equatable {
     @discardableResult
     package mutating func setEnabled(_ enabled: Bool) -> Bool {
         isEnabled = enabled
-        guard !enabled, learned != nil else { return false }
+        guard !enabled, gain != 1 else { return false }
+        let had = learned != nil
         forget()
-        return true
+        return had
     }
 
     /// New settings (a new standard gravity); the learned value's gain follows.
     package mutating func reconfigure(_ settings: Settings) {
         guard settings != self.settings else { return }
+        let provisional = isProvisional ? self.settings.standardGravity / gain : nil
         self.settings = settings
         (spreadSquared, cosAngleSquared) = GravityEstimate.derived(settings)
         set(learned)
+        if let provisional { gain = settings.standardGravity / provisional }
     }
 }
 
@@ -207,12 +258,16 @@ extension GravityEstimate {
     ///
     /// - Parameters:
     ///   - attribute: the scale attribute the device has (`in_accel_scale`), nil when it has none.
+    ///   - missing: what the device lacks when `attribute` is nil.
     ///   - scale: the scale in use on every axis (m/s² per count), nil when the
     ///     axes differ or it is unknown; with it the fix names the value that would be right.
-    package static func fix(learned: Double, standardGravity: Double, attribute: String?, scale: Double?) -> String {
+    package static func fix(
+        learned: Double, standardGravity: Double, attribute: String?,
+        missing: String = "the driver gives no scale (in_accel_scale)", scale: Double?
+    ) -> String {
         let setting = scale.map { "`[sensor] scale = \(formatNumber(rounded($0 * standardGravity / learned, significantDigits: 5)))`" }
             ?? "`[sensor] scale`"
-        let sysfs = attribute.map { "fix the scale (\($0))" } ?? "the driver gives no scale (in_accel_scale): fix the driver"
+        let sysfs = attribute.map { "fix the scale (\($0))" } ?? "\(missing): fix the driver"
         return "\(sysfs) or set \(setting) in the config"
     }
 

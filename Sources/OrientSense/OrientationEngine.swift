@@ -28,6 +28,8 @@ package struct OrientationEngine: Sendable {
     /// What the readings at rest say g is: when a wrong or missing scale puts
     /// it far from 1 g, readings are rescaled by its `gain` before the classifier.
     package private(set) var gravity: GravityEstimate
+    /// The latest reading (sensor frame), held for an on-change sensor's ticks.
+    private var lastReading: Vector3?
 
     /// An engine in the startup state; `state` is already resolved (physical `undefined`).
     package init(
@@ -49,21 +51,39 @@ package struct OrientationEngine: Sendable {
 
     /// Feeds one reading in the sensor frame; returns the new state when its content changed.
     package mutating func process(_ sample: Sample) -> StateMessage? {
-        // A new g changes every reading's size: the filter starts again from the next one.
-        if gravity.observe(sample.vector, atMs: sample.tMs) { classifier.reset() }
+        // A new g changes every reading's size: the filter starts again from this one.
+        let gain = gravity.gain
+        _ = gravity.observe(sample.vector, atMs: sample.tMs)
+        if gravity.gain != gain { classifier.reset() }
+        lastReading = sample.vector
         let panel = Sample(tMs: sample.tMs, vector: mountMatrix.apply(sample.vector) * gravity.gain)
         guard classifier.process(panel) != nil else { return nil }
         return republish(at: sample.tMs)
     }
 
     /// A timer fired at `nextDeadline`; returns the new state when its content changed.
+    /// On an on-change sensor the silence since the last reading continues a
+    /// rest (`GravityEstimate.observeHeld`); a g learned from it restarts the
+    /// filter from the held reading.
     package mutating func tick(atMs t: Double) -> StateMessage? {
+        if classifier.config.onChange, let held = lastReading {
+            let gain = gravity.gain
+            _ = gravity.observeHeld(atMs: t)
+            if gravity.gain != gain {
+                classifier.reset()
+                guard classifier.process(Sample(tMs: t, vector: mountMatrix.apply(held) * gravity.gain)) != nil else { return nil }
+                return republish(at: t)
+            }
+        }
         guard classifier.tick(atMs: t) != nil else { return nil }
         return republish(at: t)
     }
 
     /// When to call `tick` next (sensor clock, ms), or nil when no timer is needed.
-    package var nextDeadline: Double? { classifier.nextDeadline }
+    package var nextDeadline: Double? {
+        guard classifier.config.onChange, let rest = gravity.heldRestDeadline else { return classifier.nextDeadline }
+        return min(classifier.nextDeadline ?? rest, rest)
+    }
 
     /// The classifier's low-pass-filtered vector (panel frame), nil before the
     /// first reading; read without copying the classifier.
@@ -122,14 +142,17 @@ package struct OrientationEngine: Sendable {
     /// Starts or stops learning g from the readings (stopped when the config
     /// gives the scale); stopping forgets what was learned.
     package mutating func setLearnsGravity(_ learns: Bool) {
-        if gravity.setEnabled(learns) { classifier.reset() }
+        let gain = gravity.gain
+        gravity.setEnabled(learns)
+        if gravity.gain != gain { classifier.reset() }
     }
 
     /// Forgets the learned g (another device, or its calibration changed).
     package mutating func forgetGravity() {
-        let had = gravity.learned != nil
+        let gain = gravity.gain
         gravity.forget()
-        if had { classifier.reset() }
+        lastReading = nil
+        if gravity.gain != gain { classifier.reset() }
     }
 
     private static func gravitySettings(_ config: ClassifierConfig) -> GravityEstimate.Settings {
@@ -141,6 +164,7 @@ package struct OrientationEngine: Sendable {
     /// Forgets the classifier's filter and hold-offs (sensor re-enabled, resume).
     package mutating func resetClassifier() {
         classifier.reset()
+        lastReading = nil
     }
 
     private mutating func republish(at t: Double) -> StateMessage? {

@@ -169,7 +169,72 @@ struct GravityEstimateTests {
         #expect(estimate.learned == nil && estimate.gain == 1)
     }
 
+    // MARK: The first reading
+
+    @Test("a first reading far from g sets a provisional gain at once; nothing is learned until a rest says so")
+    func firstReadingIsProvisional() throws {
+        var estimate = GravityEstimate()
+        let changed = estimate.observe(Vector3(0, -256, 0), atMs: 0)
+        #expect(!changed && estimate.isProvisional && estimate.learned == nil)
+        #expect(abs(estimate.gain * 256 - standardGravity) < 1e-9)
+        // A second far reading does not move it.
+        _ = estimate.observe(Vector3(256, 0, 0), atMs: 50)
+        #expect(abs(estimate.gain * 256 - standardGravity) < 1e-9)
+        let (learned, changes) = Self.watch(Self.samples(Scenarios.cardinal(theta: 0), times: Self.wrongScale))
+        #expect(changes == [1000] && !learned.isProvisional)
+        #expect(abs(try #require(learned.learned) / 256 - 1) < 0.01)
+    }
+
+    @Test("a correctly scaled device caught moving at its first reading drops the provisional gain at its first rest, learning nothing")
+    func movingFirstReadingIsDropped() {
+        var samples = Self.samples(Self.still(), times: 1)
+        samples[0].vector = samples[0].vector * 2.5  // a knock as it is first read
+        let (estimate, changes) = Self.watch(samples)
+        #expect(changes.isEmpty && estimate.learned == nil && estimate.gain == 1 && !estimate.isProvisional)
+        // Nor is a later far reading provisional: it is no longer the first.
+        var later = estimate
+        _ = later.observe(Vector3(0, -256, 0), atMs: 10_000)
+        #expect(later.gain == 1)
+    }
+
+    @Test("an on-change sensor's silence continues its rest: a still 26 g device is learned after a second; a 1 g one asks for no wakeup")
+    func silenceIsARest() throws {
+        var estimate = GravityEstimate()
+        _ = estimate.observe(Vector3(0, -256, 0), atMs: 100)
+        #expect(estimate.heldRestDeadline == 1100)
+        let early = estimate.observeHeld(atMs: 600)
+        let due = estimate.observeHeld(atMs: 1100)
+        #expect(!early && due)
+        #expect(abs(try #require(estimate.learned) - 256) < 1e-9 && estimate.heldRestDeadline == nil)
+        var correct = GravityEstimate()
+        _ = correct.observe(Vector3(0, -standardGravity, 0), atMs: 100)
+        #expect(correct.heldRestDeadline == nil)
+        let judged = correct.observeHeld(atMs: 5000)
+        #expect(!judged && correct.learned == nil)
+    }
+
     // MARK: The engine
+
+    @Test("the engine publishes a 26 g device's orientation from its first readings, before any rest is learned", arguments: [wrongScale, rawCounts, tiny])
+    func engineAnswersFromTheFirstReading(factor: Double) throws {
+        var engine = OrientationEngine(sensor: .active)
+        let samples = Self.samples(Self.still(ms: 900), times: factor)
+        let published = OrientationEngineTests.publish(samples, to: &engine)
+        let first = try #require(published.first { $0.physical == .normal }, "x\(factor): \(published.map(\.physical))")
+        #expect(first.tMs < 600, "x\(factor): normal at \(first.tMs) ms")
+        #expect(engine.gravity.learned == nil && engine.gravity.isProvisional)
+    }
+
+    @Test("an on-change device read once at 26 g and silent after gets its orientation, then learns its g from the silence")
+    func engineSilentOnChangeDevice() throws {
+        var config = ClassifierConfig()
+        config.onChange = true
+        var engine = OrientationEngine(classifier: config, sensor: .active)
+        let published = OrientationEngineTests.publish([Sample(tMs: 0, vector: Vector3(0, -256, 0))], to: &engine)
+        #expect(published.contains { $0.physical == .normal }, "\(published.map(\.physical))")
+        #expect(abs(try #require(engine.gravity.learned) - 256) < 1e-9)
+        #expect(engine.nextDeadline == nil, "no more wakeups once it is learned")
+    }
 
     @Test("a 26 g device rotates through all four orientations once its g is learned", arguments: [wrongScale, rawCounts, tiny])
     func engineRotatesAfterLearning(factor: Double) throws {

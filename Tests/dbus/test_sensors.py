@@ -24,7 +24,7 @@ LIGHT = {
     "iio-als-illuminance-clear.umockdev": (21.0, "lux", "in_illuminance_clear_raw", "1", 3.0),
     "iio-als-isl29125-illuminance0-input.umockdev": (80.25, "lux", "in_illuminance0_input", "1.5", 1.5),
     # (51,102): max / 255 × 100 in the vendor's unit.
-    "hwmon-applesmc-light.umockdev": (40.0, "vendor", "light", "(255,0)", 100.0),
+    "platform-applesmc-light.umockdev": (40.0, "vendor", "light", "(255,0)", 100.0),
 }
 
 

@@ -157,6 +157,15 @@ ACCELEROMETER = EvdevDescription(
         ABS_Z: Axis(0, -2048, 2048, fuzz=3, flat=3, resolution=ACCEL_RESOLUTION),
     })
 
+#: devices/input-accelerometer-no-resolution.ioctl: the same lis3lv02d as an
+#: older kernel (and the N900's lis302dl, and uinput test devices) gives it: no
+#: resolution on any axis, lying still at 256 units of g on -y.
+ACCELEROMETER_NO_RESOLUTION = dataclasses.replace(ACCELEROMETER, axes={
+    ABS_X: Axis(0, -2048, 2048, fuzz=3, flat=3),
+    ABS_Y: Axis(-256, -2048, 2048, fuzz=3, flat=3),
+    ABS_Z: Axis(0, -2048, 2048, fuzz=3, flat=3),
+})
+
 #: devices/input-proximity.*: a gpio-keys device with a proximity switch (see README.md).
 PROXIMITY = EvdevDescription(
     name="gpio_keys", phys="gpio-keys/input0", uniq=None,
@@ -173,7 +182,8 @@ TABLET_SWITCH = EvdevDescription(
     switches={SW_TABLET_MODE: 0, SW_DOCK: 0})
 TABLET_SWITCH_FOLDED = dataclasses.replace(TABLET_SWITCH, switches={SW_TABLET_MODE: 1, SW_DOCK: 0})
 
-FIXTURES = {"input-accelerometer": ACCELEROMETER, "input-proximity": PROXIMITY,
+FIXTURES = {"input-accelerometer": ACCELEROMETER, "input-accelerometer-no-resolution": ACCELEROMETER_NO_RESOLUTION,
+            "input-proximity": PROXIMITY,
             "input-tablet-switch": TABLET_SWITCH, "input-tablet-switch-folded": TABLET_SWITCH_FOLDED}
 
 

@@ -42,9 +42,10 @@ class WrongScaleTests(DaemonTestCase):
         self.assertEqual(run.returncode, 0, run.stderr)
         return run.stdout
 
-    def rotate_through_all_four(self, device, counts):
-        """Subscribes, waits for normal (the first second of rest teaches the daemon its g),
-        then turns the device through every orientation and back; returns the client."""
+    def rotate_through_all_four(self, device, counts, learns=True):
+        """Subscribes, waits for normal (the first reading's magnitude stands for g until
+        a second of rest teaches the daemon its g), then turns the device through every
+        orientation and back, and waits for the rest at normal to be learned; returns the client."""
         client = self.connect()
         client.subscribe()
         client.wait_physical("normal", timeout=START_S)
@@ -54,6 +55,8 @@ class WrongScaleTests(DaemonTestCase):
                 state = client.wait_physical(orientation)
                 self.assertEqual(state["orientation"], orientation)
                 self.assertEqual(state["rotation"], rotation)
+        if learns:
+            self.daemon.wait_for_log(WARNING.pattern)
         return client
 
     def expect_problem(self, sensor, problem, fix):
@@ -94,7 +97,7 @@ class WrongScaleTests(DaemonTestCase):
         with open(os.path.join(self.workdir, "orientd.conf"), "w") as f:
             f.write("[orientation]\nnatural = portrait\n[sensor]\nscale = 0.038307\n")
         self.start_daemon()
-        client = self.rotate_through_all_four(device, 256)
+        client = self.rotate_through_all_four(device, 256, learns=False)
         samples = client.request("samples")
         self.assertEqual(samples.get("type"), "ok", samples)
         sample = client.wait_message("sample", START_S)
