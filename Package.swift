@@ -57,14 +57,15 @@ var package = Package(
         .executableTarget(
             name: "orientd",
             dependencies: ["OrientDaemon", "OrientSense", "OrientProtocol"],
-            exclude: ["orientd.order", "link"],
+            exclude: ["link"],
             // Release links with lld: DT_RELR packs the relative relocations
-            // read at every start, identical code folding merges Swift's many
-            // identical thunks and specialisations, and orientd.order (written
-            // by scripts/bench/order.py) puts the code that runs first,
-            // together. link/libstdc++.so makes the static Swift runtime's
-            // -lstdc++ take libstdc++.a, and --no-export-dynamic undoes the
-            // runtime's -export-dynamic: nothing looks orientd's symbols up.
+            // read at every start (fewer dirty pages at no cost), and identical
+            // code folding merges Swift's many identical thunks and
+            // specialisations (a smaller binary). link/libstdc++.so makes the
+            // static Swift runtime's -lstdc++ take libstdc++.a, and
+            // --no-export-dynamic undoes the runtime's -export-dynamic:
+            // nothing looks orientd's symbols up, so the dynamic symbol table
+            // the loader would relocate stays small.
             // docs/architecture.md, Memory, has the figures (`make bench`
             // measures them). These flags are unsafe to SwiftPM, so only
             // this executable carries them: nothing OrientClient reaches may.
@@ -72,8 +73,6 @@ var package = Package(
                 .unsafeFlags(
                     [
                         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=all",
-                        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/orientd/orientd.order",
-                        "-Xlinker", "--no-warn-symbol-ordering",
                         "-L\(Context.packageDirectory)/Sources/orientd/link", "-Xlinker", "--no-export-dynamic",
                     ],
                     .when(platforms: [.linux], configuration: .release))

@@ -16,11 +16,13 @@ a few hundred clients at once from one selector loop (no threads):
 
 Every reply is checked as it arrives: valid JSON, in request order, of the
 expected type, `t_ms` never going back on a connection, no state after an
-unsubscribe's `ok`. Every 10 s a line gives the daemon's RSS (VmRSS), fd count,
+unsubscribe's `ok`. Every 10 s a line gives the daemon's anonymous memory
+(RssAnon: what a leak grows; clean file pages come and go with the page
+cache), fd count,
 threads, CPU, the clients connected and the states received per second.
 
 At the end the clients leave and the daemon must come back to the fd count it
-had before any client came; then it fails (exit 1) when RSS or the fd count
+had before any client came; then it fails (exit 1) when anonymous memory or the fd count
 trend upward: the maximum of the last third of the samples may exceed the
 maximum of the first third by at most SOAK_RSS_TOLERANCE (default 10 %, at
 least 2 MiB) and SOAK_FD_TOLERANCE (default 10 %, at least 16 fds). Any
@@ -135,13 +137,13 @@ class Daemon:
         return self.log_path.read_text(errors="replace")
 
     def status(self):
-        """VmRSS (KiB), VmHWM (KiB) and thread count from /proc/PID/status."""
+        """RssAnon (KiB), VmHWM (KiB) and thread count from /proc/PID/status."""
         fields = {}
         with open(f"/proc/{self.pid}/status") as status:
             for line in status:
                 key, _, value = line.partition(":")
                 fields[key] = value.split()
-        return int(fields["VmRSS"][0]), int(fields["VmHWM"][0]), int(fields["Threads"][0])
+        return int(fields["RssAnon"][0]), int(fields["VmHWM"][0]), int(fields["Threads"][0])
 
     def fds(self):
         return len(os.listdir(f"/proc/{self.pid}/fd"))
@@ -606,7 +608,7 @@ def main():
     time.sleep(1.0)
     baseline_fds = daemon.fds()
     baseline_rss, _, baseline_threads = daemon.status()
-    print(f"soak: baseline {fmt_mib(baseline_rss)} RSS, {baseline_fds} fds, {baseline_threads} threads", flush=True)
+    print(f"soak: baseline {fmt_mib(baseline_rss)} anonymous, {baseline_fds} fds, {baseline_threads} threads", flush=True)
     soak = Soak(daemon)
     samples = []  # (elapsed s, rss KiB, fds, threads, connected)
     started = time.monotonic()
@@ -624,7 +626,7 @@ def main():
         cpu_pct = 100 * (cpu - last["cpu"]) / interval
         last.update(t=now, states=soak.stats.states, cpu=cpu, connects=soak.stats.connects)
         samples.append((now - started, rss, fds, threads, connected))
-        print(f"{now - started:6.0f} s  rss {fmt_mib(rss):>9}  fds {fds:5d}  threads {threads:2d}  "
+        print(f"{now - started:6.0f} s  anon {fmt_mib(rss):>9}  fds {fds:5d}  threads {threads:2d}  "
               f"clients {connected:4d}  states/s {states_per_s:7.0f}  connects/s {connects_per_s:5.0f}  "
               f"cpu {cpu_pct:4.0f} %  violations {soak.stats.violation_count}", flush=True)
 
@@ -667,14 +669,14 @@ def main():
         fds_first, fds_last = max(s[2] for s in first), max(s[2] for s in last_third)
         rss_allowed = max(rss_first * RSS_TOLERANCE, 2048)
         fds_allowed = max(fds_first * FD_TOLERANCE, 16)
-        print(f"  RSS: baseline {fmt_mib(baseline_rss)}, max first third {fmt_mib(rss_first)}, "
+        print(f"  anonymous memory: baseline {fmt_mib(baseline_rss)}, max first third {fmt_mib(rss_first)}, "
               f"max last third {fmt_mib(rss_last)} (allowed +{fmt_mib(rss_allowed)}), "
               f"peak (VmHWM) {fmt_mib(hwm)}, after the clients left {fmt_mib(final_rss)}")
         print(f"  fds: baseline {baseline_fds}, max first third {fds_first}, max last third {fds_last} "
               f"(allowed +{fds_allowed:.0f}), after the clients left {final_fds}")
         print(f"  threads: {sorted(set(s[3] for s in samples))}")
         if rss_last > rss_first + rss_allowed:
-            failures.append(f"RSS trends upward: {fmt_mib(rss_first)} -> {fmt_mib(rss_last)}")
+            failures.append(f"anonymous memory trends upward: {fmt_mib(rss_first)} -> {fmt_mib(rss_last)}")
         if fds_last > fds_first + fds_allowed:
             failures.append(f"fd count trends upward: {fds_first} -> {fds_last}")
     else:
@@ -703,7 +705,7 @@ def main():
         for failure in failures:
             print(f"  - {failure}")
         return 1
-    print("soak passed: RSS and fds flat, no protocol violation")
+    print("soak passed: anonymous memory and fds flat, no protocol violation")
     return 0
 
 

@@ -85,10 +85,7 @@ extension Daemon {
         } else {
             log.info("\(client.name) watches \(sensors.sorted().map(\.rawValue).joined(separator: ", "))")
         }
-        if environmentDemand != before {
-            updateDemand()
-            releaseWhenListenersSettle()
-        }
+        if environmentDemand != before { updateDemand() }
     }
 
     /// Sends a drained client the latest reading of each kind it is owed

@@ -96,7 +96,6 @@ extension Daemon {
             client.sampleThinning = client.uid == 0 ? nil : SampleThinning(rateHz: Double(config.limits.samplesRate))
             client.wantsSamples = true
             updateDemand()
-            releaseWhenListenersSettle()
             server.send(
                 Reply.samplesOK(
                     seq: seq, mountMatrix: engine.mountMatrix,
@@ -121,6 +120,5 @@ extension Daemon {
         }
         if !client.appliedMasks.isEmpty { applyConstraints() }
         updateDemand()
-        if client.wantsSamples || !client.watchedSensors.isEmpty { releaseWhenListenersSettle() }
     }
 }

@@ -67,10 +67,6 @@ package final class Daemon {
     /// `get` requests waiting for a fresh reading from an idle sensor.
     var pendingGets: [(client: ClientConnection, seq: Int64?)] = []
     var pendingGetTimer: EventLoop.TimerID?
-    /// The release of the pages a change of listeners ran through, and who
-    /// listened when it was last looked at (Daemon+Memory).
-    var listenersReleaseTimer: EventLoop.TimerID?
-    var lastListeners = Listeners()
 
     /// The z sign the classifier uses and why (a status line: "z sign and why").
     package var zSign: ZSign {
@@ -183,7 +179,6 @@ package final class Daemon {
         if options.dbus || config.dbus.enabled { startSensorProxy() }
         startWatchdog()
         Systemd.notify("READY=1\nSTATUS=\(statusLine)")
-        releaseStartupPages("start-up")
         loop.run()
         Systemd.notify("STOPPING=1")
         output.flush()
@@ -281,7 +276,6 @@ package final class Daemon {
     /// Samples only while someone needs them: a subscriber, a recorder, or a `get`
     /// waiting for a fresh reading.
     func updateDemand() {
-        noteListeners()
         guard let sensor else { return }
         defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []
@@ -489,7 +483,6 @@ package final class Daemon {
         sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
         if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")
-        releaseStartupPages("the reload")
     }
 }
 

@@ -154,7 +154,6 @@ let keyTable: [KeySpec] = [
             config.logLevel = DaemonConfig.LogLevel(rawValue: word) ?? .notice
         }),
     KeySpec(section: "daemon", name: "auto-rotate", kind: .autoRotate),
-    KeySpec(section: "daemon", name: "release-start-up-pages", kind: .bool { $0.releaseStartupPages = $1 }),
 
     KeySpec(section: "dbus", name: "enable", kind: .bool { $0.dbus.enabled = $1 }),
     KeySpec(
@@ -164,6 +163,13 @@ let keyTable: [KeySpec] = [
         }),
     KeySpec(section: "dbus", name: "replace", kind: .bool { $0.dbus.replace = $1 }),
     KeySpec(section: "dbus", name: "claimers", kind: .integer(1...65536, unit: "claimers") { $0.dbus.claimers = $1 }),
+]
+
+/// Keys an earlier orientd read, by section and name, with why each went: an
+/// old config file that sets one gets a warning naming it, never a refusal.
+let removedKeys: [(section: String, name: String, why: String)] = [
+    ("daemon", "release-start-up-pages",
+     "orientd no longer releases its pages after start-up (the kernel reclaims clean pages itself when memory is short)"),
 ]
 
 /// The largest `[sensor] scale`, m/s² per count: a count of 1000 m/s² (100 g)

@@ -131,6 +131,10 @@ private struct Parser {
             throw fail("key \(quotedForMessage(key)) is outside a section; put it under a [section] header\(home)")
         }
         guard let spec = keyTable.first(where: { $0.section == section && $0.name == key }) else {
+            if let removed = removedKeys.first(where: { $0.section == section && $0.name == key }) {
+                warnings.append("\(file):\(lineNumber): [\(section)] \(key) is ignored: \(removed.why)")
+                return
+            }
             throw fail(unknownKey(key, in: section))
         }
         if let first = keyLines["\(section) \(key)"] {

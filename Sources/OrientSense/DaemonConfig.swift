@@ -82,10 +82,6 @@ public struct DaemonConfig: Sendable, Equatable {
     /// tablet-mode source exists (`SW_TABLET_MODE` or a base accelerometer),
     /// `always` where none does.
     public var autoRotate: AutoRotate?
-    /// Whether the pages of the daemon's own code and read-only data are
-    /// released once start-up (and each reload) is over
-    /// (`release-start-up-pages`; `ProgramSegments`).
-    public var releaseStartupPages = true
 
     // MARK: [dbus]
 

@@ -138,7 +138,6 @@ private let everyKey: [KeyCase] = [
     KeyCase("daemon", "seat-users", "1000, kiosk") { $0.seatUsers = .listed(["1000", "kiosk"]) },
     KeyCase("daemon", "log-level", "debug") { $0.logLevel = .debug },
     KeyCase("daemon", "auto-rotate", "tablet-mode") { $0.autoRotate = .tabletMode },
-    KeyCase("daemon", "release-start-up-pages", "false") { $0.releaseStartupPages = false },
     KeyCase("dbus", "enable", "true") { $0.dbus.enabled = true },
     KeyCase("dbus", "polkit", "required") { $0.dbus.polkit = .required },
     KeyCase("dbus", "replace", "yes") { $0.dbus.replace = true },
@@ -307,6 +306,18 @@ struct ConfigParserTests {
         #expect(config.mountMatrix != nil)
         #expect(warnings.count == 1)
         #expect(warnings.first?.hasPrefix("orientd.conf:3: mount-matrix: mount matrix row 3") == true, "\(warnings)")
+    }
+
+    @Test("a removed key in an old config file is ignored with a warning naming it, whatever its value; the rest still applies")
+    func removedKeyWarns() throws {
+        for value in ["true", "false", "not even a boolean"] {
+            let (config, warnings) = try parseConfig("[daemon]\nrelease-start-up-pages = \(value)\nlog-level = debug\n")
+            #expect(config.logLevel == .debug)
+            #expect(warnings == ["orientd.conf:2: [daemon] release-start-up-pages is ignored: orientd no longer releases its pages "
+                + "after start-up (the kernel reclaims clean pages itself when memory is short)"])
+        }
+        // Only in its own section: elsewhere it is as unknown as any other name.
+        #expect(throws: ConfigError.self) { try parseConfig("[sensor]\nrelease-start-up-pages = true\n") }
     }
 
     @Test("default-allowed resolves portrait and landscape against the natural geometry")

@@ -72,10 +72,7 @@ struct AbuseTests {
     static func start(
         _ arguments: [String] = [], clients: Int? = nil, subscribers: Int
     ) throws -> (DaemonHarness, WellBehaved, Baseline) {
-        // The pages the daemon releases come back as it serves (its code,
-        // not a leak): kept mapped, RSS tells only growth.
-        let daemon = try DaemonHarness(
-            arguments, config: (clients.map(config(clients:)) ?? DaemonHarness.defaultConfig) + "[daemon]\nrelease-start-up-pages = false\n")
+        let daemon = try DaemonHarness(arguments, config: clients.map(config(clients:)) ?? DaemonHarness.defaultConfig)
         let watched = try WellBehaved(daemon, subscribers: subscribers)
         return (daemon, watched, try baseline(daemon, watched))
     }

@@ -70,7 +70,7 @@ step() {
 swift --version 2>&1 | head -1
 for s in $steps; do
     case \$s in
-    release) step "cross release" cross swift_static -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections ;;
+    release) step "cross release" cross swift_static -c release --static-swift-stdlib ;;
     tests) step "cross build-tests" cross swift --build-tests ;;
     *) echo "$name: unknown step \$s (release, tests)" >&2; exit 2 ;;
     esac

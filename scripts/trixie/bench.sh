@@ -105,7 +105,7 @@ cd "$repo"
 export HOME=/root
 echo "bench-trixie: \$(swift --version 2>&1 | head -1)"
 echo "bench-trixie: \$(dpkg-query -W -f='iio-sensor-proxy \${Version}, libsystemd0 ' iio-sensor-proxy)\$(dpkg-query -W -f='\${Version}' libsystemd0)"
-swift build --scratch-path "$scratch" -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections
+swift build --scratch-path "$scratch" -c release --static-swift-stdlib
 if [ $benchmarks = yes ]; then
     rm -f "$bench_scratch/release/description.json"
     (cd Benchmarks && swift build --scratch-path "$bench_scratch" -c release)

@@ -30,8 +30,6 @@ root="$work/root"
 scratch="$work/scratch"
 steps=${*:-debug release tests}
 flags=${SWIFT_FLAGS:-}
-# As the Makefile's RELEASE_FLAGS: a section per function, for the order file.
-release_flags="-Xswiftc -Xfrontend -Xswiftc -function-sections"
 toolchain=${TOOLCHAIN:-}
 swift=swift
 if [ -n "$toolchain" ]; then
@@ -69,7 +67,7 @@ $swift --version 2>&1 | head -1
 for s in $steps; do
     case \$s in
     debug) step debug $swift build --scratch-path "$scratch" $flags ;;
-    release) step release $swift build --scratch-path "$scratch" -c release --static-swift-stdlib $release_flags $flags ;;
+    release) step release $swift build --scratch-path "$scratch" -c release --static-swift-stdlib $flags ;;
     tests)
         step build-tests $swift build --scratch-path "$scratch" --build-tests $flags
         # One at a time, as make check runs them: in parallel on 2 cores the

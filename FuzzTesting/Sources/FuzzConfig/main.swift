@@ -140,7 +140,6 @@ func written(_ config: DaemonConfig) -> String {
         "sensors-permission": config.sensorsPermission.rawValue,
         "seat-users": config.seatUsers.configValue,
         "log-level": config.logLevel.rawValue,
-        "release-start-up-pages": config.releaseStartupPages ? "true" : "false",
         "auto-rotate": config.autoRotate?.rawValue ?? "",
         "enable": config.dbus.enabled ? "true" : "false",
         "polkit": config.dbus.polkit.rawValue,
