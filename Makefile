@@ -1,16 +1,17 @@
 # orientd — two commands matter:
 #   make run    replay the demo trace at real speed, printing each published state
 #   make check  build with warnings as errors and run every test
-# Both install the Debian packages they need first (apt-get, as root or via sudo).
+# Both install the Debian packages they need first (apt-get, as root or via
+# sudo): `make build`, `make run` and `make install` only what building needs,
+# `make check`, `make bench` and the check targets the test tools beside it.
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
-# The daemon's release build: each function in a section of its own, so that
-# the link's order file (Sources/orientd/orientd.order) can put the code that
-# runs together (docs/architecture.md, Memory).
-RELEASE_FLAGS = -Xswiftc -Xfrontend -Xswiftc -function-sections
-DEBIAN_DEPS  := pkg-config libudev-dev libsystemd-dev udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db binutils sway \
-                dbus-daemon iio-sensor-proxy python3-dbusmock python3-dbus libglib2.0-bin librsvg2-bin libstdc++-12-dev libevdev-dev
+# libstdc++-12-dev: the release link takes libstdc++.a (Sources/orientd/link).
+BUILD_DEPS   := pkg-config libudev-dev libsystemd-dev libevdev-dev libstdc++-12-dev
+TEST_DEPS    := udev umockdev gir1.2-umockdev-1.0 python3-gi util-linux systemd man-db binutils sway \
+                dbus-daemon iio-sensor-proxy python3-dbusmock python3-dbus libglib2.0-bin librsvg2-bin
+DEBIAN_DEPS  := $(BUILD_DEPS)
 BIN          := .build/debug
 DEMO         ?= traces/demo.trace
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -43,6 +44,11 @@ STAGE        := .build/install
 .PHONY: all deps build run check check-boot check-kernel check-trixie check-trixie-host test bench bench-trixie traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64 check-boot-arm64
 
 all: build
+
+# Every target that tests or measures: the test tools too (iio-sensor-proxy
+# and sway among them, which building never needs).
+check check-boot check-boot-trixie check-kernel check-trixie check-trixie-host deb check-arm64 deb-arm64 \
+check-boot-arm64 bench bench-trixie fuzz soak check-sanitize: DEBIAN_DEPS += $(TEST_DEPS)
 
 # Install whatever is missing; nothing at all when everything is there.
 deps:
@@ -213,9 +219,8 @@ check-boot-arm64: $(if $(ARM64_DEB),deps,deb-arm64)
 # writes $(BENCH_OUT) (default .build/bench.json). See scripts/bench/README.md.
 # orientd is built as `make install` builds it (static Swift runtime), so the
 # memory figure is the installed daemon's.
-bench: DEBIAN_DEPS += iio-sensor-proxy dbus-daemon
 bench: deps
-	$(SWIFT) build -c release --static-swift-stdlib $(RELEASE_FLAGS) $(SWIFT_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
 	rm -f Benchmarks/.build/release/description.json
 	cd Benchmarks && $(SWIFT) build -c release $(SWIFT_FLAGS)
 	mkdir -p .build && BENCH_OUT=$${BENCH_OUT:-$(CURDIR)/.build/bench.json} umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py
@@ -234,7 +239,7 @@ bench-trixie: deps
 
 # Robustness (docs/robustness.md): libFuzzer targets for every parser, each
 # run for FUZZ_SECONDS (default 60); a soak of minutes (SOAK_MINUTES, default
-# 5) with hundreds of churning clients, failing if RSS or fds trend upward; the
+# 5) with hundreds of churning clients, failing if anonymous memory or fds trend upward; the
 # test suites under AddressSanitizer and ThreadSanitizer.
 fuzz: deps
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} SWIFT="$(SWIFT)" FuzzTesting/run.sh
@@ -266,7 +271,7 @@ install: deps
 
 # The release build `make install` installs (static Swift runtime), alone.
 release:
-	$(SWIFT) build -c release --static-swift-stdlib $(RELEASE_FLAGS) $(SWIFT_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
 
 # What `make install` copies, from .build/release, without building and without
 # installing Debian packages: debian/rules runs it after its own release build.
