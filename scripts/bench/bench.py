@@ -288,9 +288,10 @@ def swift_stdlib(pid):
         return "shared" if "libswiftCore.so" in f.read() else "static"
 
 
-def rss_by_mapping(pid, top=40):
-    """Where the resident pages are: Rss (KiB) summed per mapped file ([heap],
-    [stack], anonymous mappings as "[anon]"), the largest `top` and the rest."""
+def rss_by_mapping(pid, top=40, field="Rss"):
+    """Where the resident pages are: `field` (KiB: Rss, or Anonymous for the
+    pages only swap could take back) summed per mapped file ([heap], [stack],
+    anonymous mappings as "[anon]"), the largest `top` and the rest."""
     totals = {}
     name = None
     with open(f"/proc/{pid}/smaps") as f:
@@ -299,7 +300,7 @@ def rss_by_mapping(pid, top=40):
             if "-" in fields[0] and not fields[0].endswith(":"):
                 name = os.path.basename(fields[5]) if len(fields) > 5 and fields[5].startswith("/") \
                     else (fields[5] if len(fields) > 5 else "[anon]")
-            elif fields[0] == "Rss:":
+            elif fields[0] == field + ":" and int(fields[1]):
                 totals[name] = totals.get(name, 0) + int(fields[1])
     ordered = sorted(totals.items(), key=lambda item: -item[1])
     result = dict(ordered[:top])
@@ -312,7 +313,8 @@ def rss_by_mapping(pid, top=40):
 def memory_breakdown(pid, who):
     """`who`'s RssAnon/RssFile/RssShmem and its RSS per mapping, as details keys."""
     return {f"{who}_rss_anon_file_shmem_kib": [status_kib(pid, f) for f in ("RssAnon", "RssFile", "RssShmem")],
-            f"{who}_rss_kib_by_mapping": rss_by_mapping(pid)}
+            f"{who}_rss_kib_by_mapping": rss_by_mapping(pid),
+            f"{who}_anon_kib_by_mapping": rss_by_mapping(pid, field="Anonymous")}
 
 
 def linked_swift_modules(binary):
