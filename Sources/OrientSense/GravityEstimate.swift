@@ -161,7 +161,9 @@ package struct GravityEstimate: Sendable, Equatable {
     package var heldRestDeadline: Double? {
         guard isEnabled, count > 0, !judged else { return nil }
         guard gain != 1 || !isPlausible((sumSquared / Double(count)).squareRoot()) else { return nil }
-        return startMs + settings.restMs
+        // Never before its latest reading: a rest of sparse readings may have
+        // outlasted `restMs` without the readings `observe` judges it by.
+        return max(startMs + settings.restMs, lastMs)
     }
 
     private func isPlausible(_ magnitude: Double) -> Bool {

@@ -206,6 +206,13 @@ struct GravityEstimateTests {
         let due = estimate.observeHeld(atMs: 1100)
         #expect(!early && due)
         #expect(abs(try #require(estimate.learned) - 256) < 1e-9 && estimate.heldRestDeadline == nil)
+        // Sparse on-change readings past `restMs`, too few for `observe` to judge:
+        // the deadline is never in the past, and a tick there judges the rest.
+        var sparse = GravityEstimate()
+        for t in [0.0, 700, 1400] { _ = sparse.observe(Vector3(0, -256, 0), atMs: t) }
+        #expect(sparse.heldRestDeadline == 1400)
+        let judgedSparse = sparse.observeHeld(atMs: 1400)
+        #expect(judgedSparse && sparse.heldRestDeadline == nil)
         var correct = GravityEstimate()
         _ = correct.observe(Vector3(0, -standardGravity, 0), atMs: 100)
         #expect(correct.heldRestDeadline == nil)

@@ -46,18 +46,22 @@ class LayoutTestCase(SensorProxyTestCase):
 
 
 class LightAndProximityByChannelTests(LayoutTestCase):
+    def monitor_light(self, device, first, attribute, text, after, timeout=5):
+        """monitor-sensor shows a light sensor and its level `first`; `attribute` set to `text` shows `after`."""
+        monitor = self.monitor_sensor()
+        monitor.printed(r"=== Has ambient light sensor")
+        monitor.printed("Light changed: " + re.escape(first))
+        self.sysfs.set_attribute(device, attribute, text)
+        monitor.printed("Light changed: " + re.escape(after), timeout=timeout)
+        print("\n  [monitor-sensor] " + "\n  [monitor-sensor] ".join(monitor.lines))
+
     def test_a_light_sensor_named_iio_als_is_offered_and_read(self):
         """iio-als with in_illuminance_input 10 (lux: its scale not applied), tagged iio-poll-als: monitor-sensor sees 10 lux, then 20"""
         device = self.add("iio", "iio-als", {"in_illuminance_input": "10", "in_illuminance_scale": "1.0"},
                           {"NAME": '"IIO ALS"', "IIO_SENSOR_PROXY_TYPE": "iio-poll-als"})
         self.start_proxy()
         self.expect_entry("light", "iio-als", "iio-poll-als", ["in_illuminance_input"])
-        monitor = self.monitor_sensor()
-        monitor.printed(r"=== Has ambient light sensor")
-        monitor.printed(r"Light changed: 10\.000000 \(lux\)")
-        self.sysfs.set_attribute(device, "in_illuminance_input", "20")
-        monitor.printed(r"Light changed: 20\.000000 \(lux\)")
-        print("\n  [monitor-sensor] " + "\n  [monitor-sensor] ".join(monitor.lines))
+        self.monitor_light(device, "10.000000 (lux)", "in_illuminance_input", "20", "20.000000 (lux)")
 
     def test_a_proximity_sensor_named_iio_prox_is_offered_near_and_far(self):
         """iio-prox with in_proximity_raw and udev PROXIMITY_NEAR_LEVEL: monitor-sensor sees far, near, far"""
@@ -93,12 +97,8 @@ class LightAndProximityByChannelTests(LayoutTestCase):
                           {"IIO_SENSOR_PROXY_TYPE": "hwmon-als"})
         self.start_proxy()
         self.expect_entry("light", "applesmc.768", "hwmon-als", ["light"])
-        monitor = self.monitor_sensor()
-        monitor.printed(r"=== Has ambient light sensor")
-        monitor.printed(r"Light changed: 3\.921569 \(vendor\)")
-        self.sysfs.set_attribute(device, "light", "(255,0)")
-        monitor.printed(r"Light changed: 100\.000000 \(vendor\)", timeout=8)
-        print("\n  [monitor-sensor] " + "\n  [monitor-sensor] ".join(monitor.lines))
+        # Polled every 2 s: the change may take a poll and a half to show.
+        self.monitor_light(device, "3.921569 (vendor)", "light", "(255,0)", "100.000000 (vendor)", timeout=8)
 
     def test_a_trigger_is_never_taken_for_a_sensor(self):
         """trigger0, even tagged iio-poll-als by a rule gone wrong, is neither offered nor listed; the light beside it is"""
