@@ -59,8 +59,9 @@ extension Daemon {
         let scale = sensor.calibration.scale
         let fix = GravityEstimate.fix(
             learned: learned, standardGravity: g, attribute: attribute,
-            missing: device.input ? "the input device gives no resolution (EVIOCGABS)" : "the driver gives no scale (in_accel_scale)",
-            scale: scale.x == scale.y && scale.y == scale.z ? scale.x : nil)
+            missing: device.input ? "the input device gives no resolution, or a wrong one (EVIOCGABS)" : "the driver gives no scale (in_accel_scale)",
+            // The input driver scales by the axes' resolutions itself: the scale to set is not known here.
+            scale: !device.input && scale.x == scale.y && scale.y == scale.z ? scale.x : nil)
         return DaemonStatus.Problem(sensor: device.info.sysname, problem: problem, fix: fix)
     }
 }

@@ -71,7 +71,8 @@ final class InputAccelDriver: AccelerometerDriver {
     func start() -> (started: Bool, problem: String?) {
         capture = .events
         sensor.captureChanged()
-        log.info("\(device.info.sysname): \(evdev.name) through evdev (\(evdev.path)), \(formatNumber(InputAccelDriver.g / scale.x)) units per g")
+        log.info("\(device.info.sysname): \(evdev.name) through evdev (\(evdev.path)), \(formatNumber(InputAccelDriver.g / scale.x)) units per g"
+            + (scale == Vector3(1, 1, 1) && sensor.config.scale == nil ? " until its readings say" : ""))
         // The kernel's state first, from the loop.
         firstTimer = loop.schedule(atMs: MonotonicClock.nowMs()) { [unowned self] in
             self.firstTimer = nil

@@ -62,7 +62,7 @@ package final class SensorHub {
     }
 
     private func udevEvents() {
-        let events = udev.receiveEvents()
+        let events = udev.receiveEvents().filter(Udev.concernsSensors)
         guard !events.isEmpty else { return }
         for event in events { log.info("udev: \(event.action.rawValue) \(event.sysname)") }
         accelerometer.udevEvents(events)

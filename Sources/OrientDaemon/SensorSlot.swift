@@ -83,7 +83,7 @@ package final class SensorSlot {
             }
             // udev named a driver of this kind, and the device has nothing it reads.
             if !judged, let tagged = drivers.first(where: { device.proxyTypes?.contains($0.name) == true }) {
-                skipped.append((device, tagged.name, "udev names \(tagged.name) for it (IIO_SENSOR_PROXY_TYPE) but it has no channel \(tagged.name) reads",
+                skipped.append((device, tagged.name, "udev names \(tagged.name) for it (IIO_SENSOR_PROXY_TYPE) but \(tagged.name) finds nothing it can read",
                     "check its driver, or the udev rule or hwdb entry that sets IIO_SENSOR_PROXY_TYPE"))
             }
         }

@@ -162,6 +162,16 @@ package final class Udev {
     /// whose `light` attribute sits on `applesmc.768` itself).
     package static let sensorSubsystems = ["iio", "input", "platform"]
 
+    /// The platform devices that can be sensors (a `udev_enumerate` glob):
+    /// Apple's SMC, `applesmc.768`.
+    package static let platformSensorName = "applesmc*"
+
+    /// Whether a hotplug event can concern a sensor: every IIO and input
+    /// event, and of the platform's only the SMC's.
+    package static func concernsSensors(_ event: Event) -> Bool {
+        event.subsystem != "platform" || event.sysname.hasPrefix("applesmc")
+    }
+
     /// Whether an IIO device is a trigger (`triggerN`: a `name` and no
     /// channels), which is never a sensor. Every other IIO device, whatever
     /// its name, is judged by its channels and udev's `IIO_SENSOR_PROXY_TYPE`.
@@ -207,8 +217,8 @@ package final class Udev {
     ]
 
     /// Every device of the sensor subsystems that could be a sensor: IIO
-    /// devices (not triggers), evdev nodes (`eventN`) and platform devices with
-    /// a `light` attribute, with the properties and attributes the drivers
+    /// devices (not triggers), evdev nodes (`eventN`) and Apple's SMC (a
+    /// platform device), with the properties and attributes the drivers
     /// read. An evdev node's attributes are its input device's (`name`,
     /// `capabilities/abs`, `capabilities/sw`).
     package func sensorDevices() -> [SensorDevice] {
@@ -217,8 +227,10 @@ package final class Udev {
             guard let enumerate = udev_enumerate_new(udev) else { continue }
             defer { udev_enumerate_unref(enumerate) }
             udev_enumerate_add_match_subsystem(enumerate, subsystem)
-            // Of the many platform devices, only those with a light sensor.
-            if subsystem == "platform" { udev_enumerate_add_match_sysattr(enumerate, "light", nil) }
+            // Of the many platform devices, only Apple's SMC (matching by
+            // attribute would read every platform device's `light`: an SMC
+            // read under its mutex at each rescan).
+            if subsystem == "platform" { udev_enumerate_add_match_sysname(enumerate, Udev.platformSensorName) }
             udev_enumerate_scan_devices(enumerate)
             var entry = udev_enumerate_get_list_entry(enumerate)
             while let current = entry {

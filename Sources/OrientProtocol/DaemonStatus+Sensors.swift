@@ -35,7 +35,7 @@ extension DaemonStatus {
 
         /// What kind of sensor it is.
         public var kind: Kind
-        /// The device's sysfs name (`iio:device4`, `hwmon2`).
+        /// The device's sysfs name (`iio:device4`, `applesmc.768`).
         public var device: String
         /// Its sysfs path.
         public var syspath: String

@@ -33,7 +33,8 @@ package import OrientProtocol
 /// does on a correctly scaled device; nothing is `learned` (or warned about)
 /// until a rest says so. A correctly scaled device caught moving at its
 /// first reading has its readings misjudged until that first rest, about a
-/// second, which finds them at 1 g and drops the provisional gain.
+/// second, which finds them at 1 g and drops the provisional gain, unless a
+/// reading at about 1 g drops it sooner.
 ///
 /// An on-change sensor (an input accelerometer, a HID hub's buffer) sends
 /// nothing while it lies still: its silence continues the rest
@@ -127,9 +128,15 @@ package struct GravityEstimate: Sendable, Equatable {
             count = 0
             return false
         }
+        // A reading at about 1 g while the first reading's gain holds: that
+        // first reading was motion or noise, not a wrong scale.
+        if isProvisional, isPlausible(squared: squared) {
+            isProvisional = false
+            gain = 1
+        }
         guard count > 0, t >= lastMs, continues(a, squared) else {
             begin(a, squared, atMs: t)
-            if !seenReading, learned == nil, !isPlausible(squared.squareRoot()) {
+            if !seenReading, learned == nil, !isPlausible(squared: squared) {
                 isProvisional = true
                 gain = settings.standardGravity / squared.squareRoot()
             }
@@ -148,9 +155,9 @@ package struct GravityEstimate: Sendable, Equatable {
     /// reading held, the rest goes on. Judges the rest once it has lasted
     /// `restMs`, however few readings it holds. Returns true when `learned` changed.
     package mutating func observeHeld(atMs t: Double) -> Bool {
-        guard isEnabled, count > 0, !judged, t.isFinite, t >= lastMs else { return false }
-        lastMs = t
-        guard t - startMs >= settings.restMs else { return false }
+        // The same sum as `heldRestDeadline`'s, so that a tick at that deadline
+        // judges the rest whatever the rounding of `t - startMs`.
+        guard isEnabled, count > 0, !judged, t.isFinite, t >= lastMs, t >= startMs + settings.restMs else { return false }
         judged = true
         return judge((sumSquared / Double(count)).squareRoot())
     }
@@ -160,14 +167,22 @@ package struct GravityEstimate: Sendable, Equatable {
     /// gain: nil for a correctly scaled device resting at 1 g.
     package var heldRestDeadline: Double? {
         guard isEnabled, count > 0, !judged else { return nil }
-        guard gain != 1 || !isPlausible((sumSquared / Double(count)).squareRoot()) else { return nil }
+        guard gain != 1 || !isPlausible(squared: sumSquared / Double(count)) else { return nil }
         // Never before its latest reading: a rest of sparse readings may have
         // outlasted `restMs` without the readings `observe` judges it by.
         return max(startMs + settings.restMs, lastMs)
     }
 
-    private func isPlausible(_ magnitude: Double) -> Bool {
-        magnitude >= settings.standardGravity / settings.plausibleRatio && magnitude <= settings.standardGravity * settings.plausibleRatio
+    /// Whether a magnitude (given squared) is within [g / plausibleRatio, g × plausibleRatio].
+    private func isPlausible(squared: Double) -> Bool {
+        let low = settings.standardGravity / settings.plausibleRatio, high = settings.standardGravity * settings.plausibleRatio
+        return squared >= low * low && squared <= high * high
+    }
+
+    /// Starts watching for a rest afresh (the sensor was off: its silence
+    /// then was not a rest).
+    package mutating func restartRest() {
+        count = 0
     }
 
     /// Whether the reading belongs to the rest: magnitudes still within the
@@ -199,7 +214,7 @@ package struct GravityEstimate: Sendable, Equatable {
     private mutating func judge(_ magnitude: Double) -> Bool {
         // The rest replaces the first reading's gain, whatever it says.
         isProvisional = false
-        if isPlausible(magnitude) {
+        if isPlausible(squared: magnitude * magnitude) {
             let had = learned != nil
             set(nil)
             return had

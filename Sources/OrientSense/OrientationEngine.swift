@@ -81,7 +81,7 @@ package struct OrientationEngine: Sendable {
 
     /// When to call `tick` next (sensor clock, ms), or nil when no timer is needed.
     package var nextDeadline: Double? {
-        guard classifier.config.onChange, let rest = gravity.heldRestDeadline else { return classifier.nextDeadline }
+        guard classifier.config.onChange, lastReading != nil, let rest = gravity.heldRestDeadline else { return classifier.nextDeadline }
         return min(classifier.nextDeadline ?? rest, rest)
     }
 
@@ -165,6 +165,7 @@ package struct OrientationEngine: Sendable {
     package mutating func resetClassifier() {
         classifier.reset()
         lastReading = nil
+        gravity.restartRest()
     }
 
     private mutating func republish(at t: Double) -> StateMessage? {

@@ -191,6 +191,12 @@ struct GravityEstimateTests {
         samples[0].vector = samples[0].vector * 2.5  // a knock as it is first read
         let (estimate, changes) = Self.watch(samples)
         #expect(changes.isEmpty && estimate.learned == nil && estimate.gain == 1 && !estimate.isProvisional)
+        // A near-zero first reading (noise as a chip powers up) is dropped by the next reading at 1 g.
+        var noisy = GravityEstimate()
+        _ = noisy.observe(Vector3(0.01, 0, 0), atMs: 0)
+        #expect(noisy.isProvisional)
+        _ = noisy.observe(Vector3(0, -standardGravity, 0), atMs: 50)
+        #expect(!noisy.isProvisional && noisy.gain == 1)
         // Nor is a later far reading provisional: it is no longer the first.
         var later = estimate
         _ = later.observe(Vector3(0, -256, 0), atMs: 10_000)
@@ -213,6 +219,14 @@ struct GravityEstimateTests {
         #expect(sparse.heldRestDeadline == 1400)
         let judgedSparse = sparse.observeHeld(atMs: 1400)
         #expect(judgedSparse && sparse.heldRestDeadline == nil)
+        // A tick at the deadline judges, whatever the rounding of deadline − start
+        // (at 4,193,955.592973 ms, (t + 1000) − t is 999.9999999995).
+        var late = GravityEstimate()
+        let start = 4_193_955.592973
+        _ = late.observe(Vector3(0, -256, 0), atMs: start)
+        let lateDeadline = try #require(late.heldRestDeadline)
+        let judgedLate = late.observeHeld(atMs: lateDeadline)
+        #expect(judgedLate && late.heldRestDeadline == nil)
         var correct = GravityEstimate()
         _ = correct.observe(Vector3(0, -standardGravity, 0), atMs: 100)
         #expect(correct.heldRestDeadline == nil)
