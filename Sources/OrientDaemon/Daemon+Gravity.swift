@@ -5,11 +5,13 @@ import OrientSense
 /// at rest (`GravityEstimate`); the daemon says so once in the log, lists it as a
 /// problem in `status`, and forgets it when the device or its calibration changes.
 extension Daemon {
-    /// Logs a change of the engine's learned g: a warning the first time a value
-    /// is learned on a device (not again for the same value), a notice when the
-    /// readings at rest are back at 1 g.
+    /// Logs a change of the engine's learned g, if it changed since last noted
+    /// (called after every reading and tick that may have taught it): a warning
+    /// the first time a value is learned on a device (not again for the same
+    /// value), a notice when the readings at rest are back at 1 g.
     func noteGravity() {
         let learned = engine.gravity.learned
+        guard learned != gravityNoted else { return }
         gravityNoted = learned
         let prefix = sensor?.device.map { "\($0.info.sysname): " } ?? (replay != nil ? "trace: " : "")
         guard let learned else {

@@ -223,7 +223,7 @@ package final class Daemon {
         broadcastSample(sample)
         readingsSinceActive += 1
         let published = engine.process(sample)
-        if engine.gravity.learned != gravityNoted { noteGravity() }
+        noteGravity()
         if let published {
             publish(published)
             // A fresh reading changed the state: that answers waiting `get`s (the
@@ -267,7 +267,7 @@ package final class Daemon {
             self.deadlineTimer = nil
             if let published = self.engine.tick(atMs: deadline) { self.publish(published) }
             // An on-change sensor's silence may have taught the engine its g.
-            if self.engine.gravity.learned != self.gravityNoted { self.noteGravity() }
+            self.noteGravity()
             self.scheduleDeadline()
         }
         return true
@@ -409,7 +409,7 @@ package final class Daemon {
             }
             if let published = replay.advance(&engine) { publish(published) }
             if case .reading(let sample) = step { hingeLidSample(sample) }
-            if engine.gravity.learned != gravityNoted { noteGravity() }
+            noteGravity()
             budget -= 1
         }
         self.replay = replay

@@ -162,14 +162,13 @@ package final class Udev {
     /// whose `light` attribute sits on `applesmc.768` itself).
     package static let sensorSubsystems = ["iio", "input", "platform"]
 
-    /// The platform devices that can be sensors (a `udev_enumerate` glob):
-    /// Apple's SMC, `applesmc.768`.
-    package static let platformSensorName = "applesmc*"
+    /// The platform devices that can be sensors, by name: Apple's SMC, `applesmc.768`.
+    package static let platformSensorPrefix = "applesmc"
 
     /// Whether a hotplug event can concern a sensor: every IIO and input
     /// event, and of the platform's only the SMC's.
     package static func concernsSensors(_ event: Event) -> Bool {
-        event.subsystem != "platform" || event.sysname.hasPrefix("applesmc")
+        event.subsystem != "platform" || event.sysname.hasPrefix(platformSensorPrefix)
     }
 
     /// Whether an IIO device is a trigger (`triggerN`: a `name` and no
@@ -230,7 +229,7 @@ package final class Udev {
             // Of the many platform devices, only Apple's SMC (matching by
             // attribute would read every platform device's `light`: an SMC
             // read under its mutex at each rescan).
-            if subsystem == "platform" { udev_enumerate_add_match_sysname(enumerate, Udev.platformSensorName) }
+            if subsystem == "platform" { udev_enumerate_add_match_sysname(enumerate, Udev.platformSensorPrefix + "*") }
             udev_enumerate_scan_devices(enumerate)
             var entry = udev_enumerate_get_list_entry(enumerate)
             while let current = entry {

@@ -8,14 +8,12 @@ names its driver and what it reads.
 """
 
 import json
-import os
 import re
-import subprocess
 import time
 
 from bus import SensorProxyTestCase
 import evdev_support as ev  # noqa: E402 (bus puts Tests/umockdev on the path)
-from harness import ORIENTCTL, START_S
+from harness import START_S
 
 
 class LayoutTestCase(SensorProxyTestCase):
@@ -23,16 +21,6 @@ class LayoutTestCase(SensorProxyTestCase):
         """A device through the testbed API: `attributes` and `properties` as dicts."""
         flat = lambda d: [item for pair in d.items() for item in pair]  # noqa: E731
         return self.sysfs.testbed.add_device(subsystem, name, None, flat(attributes), flat(properties))
-
-    def status(self, *args):
-        """orientctl status in the testbed (no iio-sensor-proxy on the empty fake root)."""
-        root = os.path.join(self.workdir, "root")
-        os.makedirs(os.path.join(root, "proc"), exist_ok=True)
-        env = dict(self.environment(), ORIENTCTL_SYSROOT=root)
-        run = subprocess.run([str(ORIENTCTL), "--socket", self.daemon.socket, "status", *args],
-                             env=env, capture_output=True, text=True, timeout=10)
-        self.assertEqual(run.returncode, 0, run.stderr)
-        return run.stdout
 
     def sensors(self):
         """status --json's sensors by (kind, device)."""

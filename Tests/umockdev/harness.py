@@ -472,6 +472,19 @@ class DaemonTestCase(unittest.TestCase):
                 self.fail(f"orientd kept waking for {timeout:g} s ({last} -> {now})\n{self.daemon.log_tail()}")
             last = now
 
+    def status(self, *args):
+        """`orientctl status ARGS` against this test's daemon, with an empty fake
+        root (no iio-sensor-proxy to report): its output, after checking it exited 0."""
+        root = os.path.join(self.workdir, "root")
+        os.makedirs(os.path.join(root, "proc"), exist_ok=True)
+        env = dict(self.environment(), ORIENTCTL_SYSROOT=root)
+        run = subprocess.run([str(ORIENTCTL), "--socket", self.daemon.socket, "status", *args],
+                             env=env, capture_output=True, text=True, timeout=10)
+        if os.environ.get("ORIENTD_UMOCKDEV_VERBOSE"):
+            print(f"\n--- orientctl status {' '.join(args)} ---\n{run.stdout}{run.stderr}")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        return run.stdout
+
     def run_tool(self, args, timeout=10):
         """Runs orientctl or orientd (a second one) in the testbed's environment."""
         return subprocess.run(args, env=self.environment(), capture_output=True, text=True, timeout=timeout)

@@ -12,10 +12,8 @@ number: two devices cannot share one).
 """
 
 import json
-import os
-import subprocess
 
-from harness import DaemonTestCase, ORIENTCTL, wait_until
+from harness import DaemonTestCase, wait_until
 
 MXC4005 = "i2c-mxc4005.umockdev"
 BH1750 = "iio-als-bh1750-illuminance-raw.umockdev"
@@ -36,17 +34,6 @@ class StatusSensorsTests(DaemonTestCase):
             .replace("MINOR=3", "MINOR=5").replace("dev=241:3", "dev=241:5")
         self.sysfs.testbed.add_from_string(renumbered)
         self.skipped = "/sys" + renumbered.split("\n", 1)[0][3:]
-
-    def status(self, *args):
-        root = os.path.join(self.workdir, "root")
-        os.makedirs(os.path.join(root, "proc"), exist_ok=True)
-        env = dict(self.sysfs.environment(), ORIENTCTL_SYSROOT=root)
-        run = subprocess.run([str(ORIENTCTL), "--socket", self.daemon.socket, "status", *args],
-                             env=env, capture_output=True, text=True, timeout=10)
-        self.assertEqual(run.returncode, 0, run.stderr)
-        if os.environ.get("ORIENTD_UMOCKDEV_VERBOSE"):
-            print(f"\n--- orientctl status {' '.join(args)} ---\n{run.stdout}{run.stderr}")
-        return run.stdout
 
     def sensors(self):
         daemon = json.loads(self.status("--json"))["daemon"]

@@ -7,9 +7,8 @@ scale, and then nothing is learned."""
 import json
 import os
 import re
-import subprocess
 
-from harness import DaemonTestCase, ORIENTCTL, START_S
+from harness import DaemonTestCase, START_S
 
 #: in_accel_scale=1.000000 on a part that reads 256 counts per g: 26.1 g at rest.
 WRONG_SCALE = "i2c-bma250-wrong-scale.umockdev"
@@ -30,17 +29,6 @@ def poses(counts):
 
 
 class WrongScaleTests(DaemonTestCase):
-    def status(self, *args):
-        """orientctl status in the testbed, with no iio-sensor-proxy on the (empty) fake root."""
-        root = os.path.join(self.workdir, "root")
-        os.makedirs(os.path.join(root, "proc"), exist_ok=True)
-        env = dict(self.sysfs.environment(), ORIENTCTL_SYSROOT=root)
-        run = subprocess.run([str(ORIENTCTL), "--socket", self.daemon.socket, "status", *args],
-                             env=env, capture_output=True, text=True, timeout=10)
-        if os.environ.get("ORIENTD_UMOCKDEV_VERBOSE"):
-            print(f"\n--- orientctl status {' '.join(args)} ---\n{run.stdout}{run.stderr}")
-        self.assertEqual(run.returncode, 0, run.stderr)
-        return run.stdout
 
     def rotate_through_all_four(self, device, counts, learns=True):
         """Subscribes, waits for normal (the first reading's magnitude stands for g until
