@@ -17,6 +17,9 @@ var package = Package(
         .library(name: "OrientClient", targets: ["OrientClient"]),
         .library(name: "OrientProtocol", targets: ["OrientProtocol"]),
         .library(name: "OrientSense", targets: ["OrientSense"]),
+        .library(name: "OrientDevices", targets: ["OrientDevices"]),
+        .library(name: "OrientConfig", targets: ["OrientConfig"]),
+        .library(name: "OrientAccess", targets: ["OrientAccess"]),
         .library(name: "OrientSensors", targets: ["OrientSensors"]),
     ],
     targets: [
@@ -43,8 +46,17 @@ var package = Package(
         // request and reply messages, JSON, the trace format. No C, no I/O;
         // its one system call is MonotonicClock's clock read (package access).
         .target(name: "OrientProtocol"),
-        // The pure core: no C, no I/O, no clocks.
+        // The orientation core: classifier, arbiter, engine, the learned g and
+        // the hinge. Pure: no C, no I/O, no clocks.
         .target(name: "OrientSense", dependencies: ["OrientProtocol"]),
+        // Sensor devices as the kernel describes them, as pure rules: the IIO
+        // scan format and scan selection, axis scales, the mount matrix's
+        // source, which accelerometer to use and at what rate. No C, no I/O.
+        .target(name: "OrientDevices", dependencies: ["OrientProtocol"]),
+        // Who may do what: principals, the policies a config chooses among. Pure.
+        .target(name: "OrientAccess"),
+        // /etc/orientd/orientd.conf: its keys, parser and validation. Pure.
+        .target(name: "OrientConfig", dependencies: ["OrientSense", "OrientDevices", "OrientAccess", "OrientProtocol"]),
         // The sensors beside the accelerometer as pure rules: sensor kinds, light
         // channels and units, proximity hysteresis, the compass heading. No C, no I/O.
         .target(name: "OrientSensors", dependencies: ["OrientProtocol"]),
@@ -53,10 +65,11 @@ var package = Package(
         // The daemon's I/O: mock replay, (later) sensors, event loop, socket server.
         .target(
             name: "OrientDaemon",
-            dependencies: ["OrientSense", "OrientSensors", "OrientProtocol", "CIIO", "CLinux", "CSystemd", "CEvdev"]),
+            dependencies: [
+                "OrientSense", "OrientDevices", "OrientAccess", "OrientConfig", "OrientSensors", "OrientProtocol", "CIIO", "CLinux", "CSystemd", "CEvdev"]),
         .executableTarget(
             name: "orientd",
-            dependencies: ["OrientDaemon", "OrientSense", "OrientProtocol"],
+            dependencies: ["OrientDaemon", "OrientConfig", "OrientSense", "OrientProtocol"],
             exclude: ["link"],
             // Release links with lld: DT_RELR packs the relative relocations
             // read at every start (fewer dirty pages at no cost), and identical
@@ -91,12 +104,18 @@ var package = Package(
         .target(name: "OrientFollow", dependencies: ["OrientProtocol"]),
         .executableTarget(
             name: "orientctl", dependencies: ["OrientClient", "OrientProtocol", "OrientCalibration", "OrientFollow"]),
+        // What the Swift test targets share (thrownError).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "OrientFollowTests", dependencies: ["OrientFollow", "OrientProtocol"]),
         .testTarget(name: "OrientClientTests", dependencies: ["OrientClient", "OrientProtocol"]),
         // OrientSynth for its seeded generator only.
-        .testTarget(name: "OrientProtocolTests", dependencies: ["OrientProtocol", "OrientSynth"]),
-        .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientProtocol", "OrientSynth"]),
-        .testTarget(name: "OrientSensorsTests", dependencies: ["OrientSensors", "OrientProtocol"]),
+        .testTarget(name: "OrientProtocolTests", dependencies: ["OrientProtocol", "OrientSynth", "TestSupport"]),
+        .testTarget(name: "OrientSenseTests", dependencies: ["OrientSense", "OrientProtocol", "OrientSynth", "TestSupport"]),
+        .testTarget(name: "OrientDevicesTests", dependencies: ["OrientDevices", "OrientProtocol", "TestSupport"]),
+        .testTarget(
+            name: "OrientConfigTests",
+            dependencies: ["OrientConfig", "OrientSense", "OrientDevices", "OrientAccess", "OrientProtocol", "TestSupport"]),
+        .testTarget(name: "OrientSensorsTests", dependencies: ["OrientSensors", "OrientProtocol", "TestSupport"]),
         .testTarget(name: "OrientCalibrationTests", dependencies: ["OrientCalibration", "OrientProtocol"]),
         .testTarget(
             name: "OrientdIntegrationTests",

@@ -36,9 +36,9 @@ let package = Package(
         .target(name: "FuzzSupport"),
         fuzzTarget("FuzzRequest", ["OrientProtocol"]),
         fuzzTarget("FuzzTrace", ["OrientProtocol"]),
-        fuzzTarget("FuzzConfig", ["OrientSense", "OrientProtocol"]),
+        fuzzTarget("FuzzConfig", ["OrientConfig", "OrientAccess", "OrientProtocol"]),
         fuzzTarget("FuzzMountMatrix", ["OrientProtocol"]),
-        fuzzTarget("FuzzScan", ["OrientSense"]),
+        fuzzTarget("FuzzScan", ["OrientDevices"]),
         fuzzTarget("FuzzDBus", ["OrientSensors", "OrientProtocol"]),
         fuzzTarget("FuzzSensors", ["OrientSensors"]),
     ]

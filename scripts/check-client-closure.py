@@ -12,8 +12,9 @@
    to be built, declared or not; this catches an undeclared import of
    OrientSense before it links the classifier into apps.)
 3. The binaries (default: .build/debug/orientctl), built from OrientClient:
-   no symbol of OrientSense, OrientDaemon or OrientSynth (the classifier, the
-   config parser, the daemon), and no libiio, libudev or libsystemd among the
+   no symbol of OrientSense, OrientDevices, OrientConfig, OrientAccess,
+   OrientDaemon or OrientSynth (the classifier, the device rules, the config
+   parser, the access policy, the daemon), and no libiio, libudev or libsystemd among the
    libraries they need.
 
 Exits 1 naming every violation. Run by `make check` after the build.
@@ -29,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRODUCTS = ["OrientClient", "OrientProtocol"]
 ALLOWED_TARGETS = {"OrientClient", "OrientProtocol"}
 TOOLCHAIN_MODULES = {"Glibc", "Musl", "Darwin", "Dispatch", "Synchronization", "FoundationEssentials", "Foundation"}
-FORBIDDEN_MODULES = ["OrientSense", "OrientDaemon", "OrientSynth"]
+FORBIDDEN_MODULES = ["OrientSense", "OrientDevices", "OrientConfig", "OrientAccess", "OrientDaemon", "OrientSynth"]
 FORBIDDEN_LIBRARIES = ["libiio", "libudev", "libsystemd"]
 
 

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CLinux
-import OrientSense
+import OrientAccess
 package import OrientProtocol
 
 /// One connected client: its socket, buffers, subscriptions and constraints.

@@ -1,4 +1,4 @@
-package import OrientSense
+package import OrientConfig
 
 /// Loads the configuration file: the only place the config touches the file system.
 package enum ConfigFile {

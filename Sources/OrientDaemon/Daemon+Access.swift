@@ -1,4 +1,5 @@
-import OrientSense
+import OrientAccess
+import OrientConfig
 import OrientProtocol
 
 /// A `lock` or `unlock` a client asked for: the orientation (nil unlocks) and

@@ -1,5 +1,4 @@
 package import OrientProtocol
-import OrientSense
 package import OrientSensors
 
 /// The latest readings of the sensors beside the accelerometer, as the

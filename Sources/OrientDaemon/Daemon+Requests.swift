@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import OrientSense
+import OrientAccess
 import OrientProtocol
 
 /// The protocol's requests (docs/protocol.md): each line a client sends, answered on the

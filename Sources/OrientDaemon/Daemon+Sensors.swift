@@ -1,5 +1,4 @@
 import OrientProtocol
-import OrientSense
 import OrientSensors
 
 /// The sensors beside the accelerometer, as the daemon serves them: their

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import OrientProtocol
-import OrientSense
+import OrientDevices
 
 /// The `status` request: what the daemon sees and why, from one place.
 extension Daemon {

@@ -2,6 +2,9 @@
 import Glibc
 #endif
 package import OrientSense
+import OrientDevices
+import OrientAccess
+package import OrientConfig
 import OrientSensors
 import OrientProtocol
 import OrientSensors

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 package import OrientSense
+package import OrientDevices
+package import OrientConfig
 package import OrientProtocol
 
 /// The accelerometer as the daemon sees it: found and followed with libudev,

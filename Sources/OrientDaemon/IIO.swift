@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import OrientSense
 package import OrientProtocol
 
 /// A failure talking to the sensor, with errno to tell a vanished device

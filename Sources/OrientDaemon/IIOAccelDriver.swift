@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import OrientSense
+import OrientDevices
 import OrientProtocol
 
 /// `iio-buffer-accel` and `iio-poll-accel`: an IIO accelerometer read through

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import OrientSense
+import OrientDevices
 import OrientProtocol
 
 /// A running buffered capture of an IIO device, set up through sysfs and read

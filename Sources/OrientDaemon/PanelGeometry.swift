@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import OrientSense
+import OrientConfig
 package import OrientProtocol
 
 /// Finds the natural geometry of the internal panel from DRM sysfs: the first

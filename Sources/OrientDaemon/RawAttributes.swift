@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import OrientSense
 import OrientProtocol
 
 /// The polled path's reads of one IIO device: `in_accel_{x,y,z}_raw`, kept

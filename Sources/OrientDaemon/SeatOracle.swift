@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CSystemd
-package import OrientSense
+package import OrientAccess
 
 /// Who is at the device: root, the uid logind says holds the seat's active
 /// session, or a uid the config names (`[daemon] seat-users`, for systems

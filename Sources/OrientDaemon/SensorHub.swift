@@ -1,4 +1,4 @@
-package import OrientSense
+package import OrientConfig
 package import OrientSensors
 
 /// Every sensor the daemon reads, found and followed through one libudev

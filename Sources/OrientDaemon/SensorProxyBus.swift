@@ -3,7 +3,8 @@ import Glibc
 #endif
 import CSystemd
 import OrientProtocol
-import OrientSense
+import OrientAccess
+import OrientConfig
 import OrientSensors
 
 /// The daemon's D-Bus side: iio-sensor-proxy's `net.hadess.SensorProxy` on the

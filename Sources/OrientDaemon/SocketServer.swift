@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import CLinux
-import OrientSense
 import OrientProtocol
 
 /// Limits that keep one client from hurting the daemon or the others (docs/protocol.md, docs/behaviour.md).

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import OrientSense
 package import OrientProtocol
 
 /// The persisted rotation lock in the state directory (`DIR/lock`: an

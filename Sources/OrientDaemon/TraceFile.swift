@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import OrientSense
 package import OrientProtocol
 
 /// Why a trace file could not be loaded.

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CIIO
-package import OrientSense
+package import OrientDevices
 import OrientSensors
 
 /// What the daemon needs to know about one IIO device, read through libudev.

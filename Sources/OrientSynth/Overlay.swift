@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrientSense
 import OrientProtocol
 
 /// Something added on top of the pure gravity reading of a trajectory. Times are

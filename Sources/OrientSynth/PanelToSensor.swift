@@ -1,4 +1,3 @@
-import OrientSense
 import OrientProtocol
 
 /// Maps panel-frame vectors back into the sensor frame, the inverse of

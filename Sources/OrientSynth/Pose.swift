@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrientSense
 package import OrientProtocol
 
 /// Standard gravity in m/s², the magnitude of every synthetic gravity reading.

@@ -1,4 +1,3 @@
-import OrientSense
 package import OrientProtocol
 
 /// A synthetic trajectory of a handheld device, sampled into accelerometer

@@ -1,4 +1,3 @@
-import OrientSense
 import OrientProtocol
 
 extension Scenarios {

@@ -1,4 +1,3 @@
-import OrientSense
 import OrientProtocol
 
 /// The named scenarios of docs/traces.md, Bundled traces, as data: each builds a

@@ -1,5 +1,4 @@
 import OrientDaemon
-import OrientSense
 import OrientProtocol
 
 /// The command line of orientd(8), parsed.

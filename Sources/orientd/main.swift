@@ -3,7 +3,7 @@ import Glibc
 #endif
 import OrientDaemon
 import OrientProtocol
-import OrientSense
+import OrientConfig
 
 func fail(_ message: String, code: Int32) -> Never {
     writeAll(fd: 2, Array("orientd: \(message)\n".utf8))

@@ -15,7 +15,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrientSense
 import OrientSynth
 import OrientProtocol
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OrientProtocol
+import TestSupport
 import Testing
 
 /// The `sensors` list of the `status` reply.

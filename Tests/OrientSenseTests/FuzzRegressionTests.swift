@@ -1,6 +1,5 @@
 import Testing
 
-@testable import OrientSense
 import OrientProtocol
 
 /// Inputs the fuzzers in FuzzTesting/ found, kept exactly as found (one test per

@@ -1,7 +1,6 @@
 import OrientSynth
 import Testing
 
-@testable import OrientSense
 import OrientProtocol
 
 /// docs/classifier.md: the same trajectory sampled at 5, 20 and 100 Hz gives the same events,

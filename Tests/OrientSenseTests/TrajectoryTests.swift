@@ -1,5 +1,4 @@
 import Testing
-import OrientSense
 @testable import OrientSynth
 import OrientProtocol
 

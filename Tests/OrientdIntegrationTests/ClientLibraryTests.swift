@@ -1,6 +1,5 @@
 import Foundation
 import OrientClient
-import OrientSense
 import Testing
 
 #if canImport(Glibc)

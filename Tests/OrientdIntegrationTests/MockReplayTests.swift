@@ -1,4 +1,3 @@
-import OrientSense
 import Testing
 
 /// `orientd --mock TRACE --print`: what the real binary prints for the bundled traces.

@@ -1,5 +1,4 @@
 import Foundation
-import OrientSense
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,4 @@
 import Foundation
-import OrientSense
 
 #if canImport(Glibc)
 import Glibc

@@ -10,7 +10,8 @@
 //   message; every warning starts with `file:line:`.
 import FuzzSupport
 import OrientProtocol
-import OrientSense
+import OrientAccess
+import OrientConfig
 
 let fileName = "fuzz.conf"
 

@@ -23,7 +23,7 @@
 // - ScanReader gives the same scans fed the bytes whole or in two pieces split
 //   anywhere, and keeps less than one scan pending.
 import FuzzSupport
-import OrientSense
+import OrientDevices
 
 let elementNames = ["in_accel_x", "in_accel_y", "in_accel_z", "in_timestamp"]
 

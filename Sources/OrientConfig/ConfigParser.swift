@@ -1,4 +1,7 @@
 import OrientProtocol
+import OrientSense
+import OrientDevices
+import OrientAccess
 
 /// Reads `/etc/orientd/orientd.conf` (docs/configuration.md) from bytes into a ``DaemonConfig``.
 ///

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrientSense
+@testable import OrientDevices
 
 @Suite("Sampling frequency")
 struct SamplingFrequencyTests {

@@ -1,9 +1,9 @@
-import Testing
+public import Testing
 
 /// The error `body` throws, as `let error = thrownError(E.self) { … }`
 /// gives it from swift-testing 6.1 on (Debian 13's 6.0 returns nothing); an
 /// issue, and nil, when `body` throws nothing or an error of another type.
-func thrownError<E: Error, R>(
+public func thrownError<E: Error, R>(
     _ type: E.Type, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
 ) -> E? {
     do {

@@ -1,6 +1,7 @@
+import TestSupport
 import Testing
 
-@testable import OrientSense
+@testable import OrientDevices
 
 /// Builds the stored bytes of `value` the way a driver does: the low `bits` of its
 /// two's-complement pattern shifted left by `shift`, with `noise` in every bit of

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrientSense
+@testable import OrientDevices
 
 /// An IIO device as discovery would describe `iio:device<n>` under an I2C bus.
 func iioDevice(

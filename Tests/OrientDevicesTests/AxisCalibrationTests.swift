@@ -1,6 +1,7 @@
+import TestSupport
 import Testing
 
-@testable import OrientSense
+@testable import OrientDevices
 import OrientProtocol
 
 private func nearlyEqual(_ a: Vector3, _ b: Vector3, _ tolerance: Double = 1e-9) -> Bool {

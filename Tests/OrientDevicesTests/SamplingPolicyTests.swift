@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OrientSense
+@testable import OrientDevices
 import OrientProtocol
 import OrientSynth
 

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrientSense
+@testable import OrientDevices
 import OrientProtocol
 
 /// The texts found on a device, nil where a source is absent.

@@ -1,6 +1,9 @@
 // The config keys: every section and key ConfigParser knows, the kind of
 // value each takes and where it goes in DaemonConfig.
 import OrientProtocol
+import OrientSense
+import OrientDevices
+import OrientAccess
 
 // MARK: - Keys
 

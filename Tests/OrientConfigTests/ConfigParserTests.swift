@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import OrientSense
+@testable import OrientAccess
+@testable import OrientConfig
 import OrientProtocol
 
 // MARK: Helpers

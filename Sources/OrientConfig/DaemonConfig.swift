@@ -1,4 +1,7 @@
 public import OrientProtocol
+public import OrientSense
+public import OrientDevices
+public import OrientAccess
 
 /// Everything `/etc/orientd/orientd.conf` can set (docs/configuration.md), with the documented
 /// defaults. `DaemonConfig()` is what the daemon runs with when there is no file.
@@ -153,34 +156,6 @@ public enum NaturalGeometrySetting: Sendable, Hashable {
         switch self {
         case .auto: return detected ?? .portrait
         case .fixed(let geometry): return geometry
-        }
-    }
-}
-
-/// Who may set and clear the user rotation lock (`[daemon] lock-permission`).
-public enum LockPermission: String, Sendable, Hashable, CaseIterable {
-    /// Root and the seat (the default): whoever is at the device decides, and
-    /// after a user switch the new seat user may change what the last one set.
-    case seat
-    /// Root and the seat; once a lock is set, only the uid that set it or root,
-    /// as long as that uid still holds the seat.
-    case sameUser = "same-user"
-    /// Only uid 0.
-    case root
-    /// Any client that can reach the socket.
-    case anyone
-
-    /// Whether a client of `principal` running as `uid` may lock or unlock, when
-    /// the current lock was set by `lockOwner` (nil: no lock is set), and
-    /// `ownerHoldsSeat` says whether that uid is still root or the seat.
-    public func permits(_ principal: Principal, uid: UInt32, lockOwner: UInt32?, ownerHoldsSeat: Bool) -> Bool {
-        switch self {
-        case .anyone: return true
-        case .seat: return principal != .other
-        case .root: return principal == .root
-        case .sameUser:
-            guard principal != .other else { return false }
-            return principal == .root || lockOwner == nil || lockOwner == uid || !ownerHoldsSeat
         }
     }
 }

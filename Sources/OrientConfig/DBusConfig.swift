@@ -1,3 +1,5 @@
+public import OrientAccess
+
 /// The `[dbus]` section: orientd's iio-sensor-proxy-compatible D-Bus side
 /// (docs/dbus.md). Off unless asked for.
 public struct DBusConfig: Sendable, Equatable {
@@ -12,14 +14,4 @@ public struct DBusConfig: Sendable, Equatable {
 
     /// The defaults: off.
     public init() {}
-}
-
-/// Whether a claim is checked against polkit action `net.hadess.SensorProxy.claim-sensor`.
-public enum DBusPolkit: String, Sendable, Hashable, CaseIterable {
-    /// Ask polkit; where polkit is not on the bus, allow.
-    case auto
-    /// Ask polkit; where polkit is not on the bus, refuse (as iio-sensor-proxy does).
-    case required
-    /// Never ask: anyone the bus policy lets call may claim.
-    case off
 }

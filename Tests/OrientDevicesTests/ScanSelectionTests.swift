@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrientSense
+@testable import OrientDevices
 
 @Suite("Scan selection and reading")
 struct ScanSelectionTests {

@@ -1,4 +1,4 @@
-import OrientSense
+import OrientAccess
 import Testing
 
 @Suite("Access policy")

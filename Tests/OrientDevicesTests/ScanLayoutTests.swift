@@ -1,6 +1,7 @@
+import TestSupport
 import Testing
 
-@testable import OrientSense
+@testable import OrientDevices
 
 /// `(name, index, type text)` rows as a driver's scan_elements directory lists them.
 func elements(_ rows: [(String, Int, String)]) throws -> [ScanElement] {

@@ -1,6 +1,5 @@
 import Testing
 
-import OrientSense
 
 /// `containsText`, the substring test that keeps `_StringProcessing` out of orientd.
 @Suite("Text search")
