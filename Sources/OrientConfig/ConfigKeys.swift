@@ -9,8 +9,6 @@ import OrientAccess
 
 /// How a key's value is read and where it goes.
 enum ValueKind: Sendable {
-    /// A decimal number in `unit`; ranges are checked by `ClassifierConfig.problems()`.
-    case number(unit: String, @Sendable (inout DaemonConfig, Double) -> Void)
     /// A decimal number within a range.
     case boundedNumber(ClosedRange<Double>, unit: String, @Sendable (inout DaemonConfig, Double) -> Void)
     /// A whole number within a range.
@@ -37,68 +35,17 @@ struct KeySpec: Sendable {
 
 let sectionNames = ["classifier", "orientation", "sensor", "limits", "daemon", "dbus"]
 
-private func classifierNumber(_ name: String, _ unit: String, _ set: @escaping @Sendable (inout ClassifierConfig, Double) -> Void) -> KeySpec {
-    KeySpec(section: "classifier", name: name, kind: .number(unit: unit) { set(&$0.classifier, $1) })
-}
-
-private func tiltLimits() -> [KeySpec] {
-    let minimums = Orientation.cardinal.enumerated().map { i, o in
-        classifierNumber("tilt-min-\(o.rawValue)", "degrees") { $0.tiltMinDeg[i] = $1 }
-    }
-    let maximums = Orientation.cardinal.enumerated().map { i, o in
-        classifierNumber("tilt-max-\(o.rawValue)", "degrees") { $0.tiltMaxDeg[i] = $1 }
-    }
-    return minimums + maximums
-}
-
-private func sampling(_ name: String, _ range: ClosedRange<Double>, _ unit: String, _ set: @escaping @Sendable (inout SamplingPolicy.Settings, Double) -> Void) -> KeySpec {
-    KeySpec(section: "sensor", name: name, kind: .boundedNumber(range, unit: unit) { set(&$0.sampling, $1) })
-}
-
 private func limit(_ name: String, _ range: ClosedRange<Int>, _ unit: String, _ set: @escaping @Sendable (inout DaemonConfig.Limits, Int) -> Void) -> KeySpec {
     KeySpec(section: "limits", name: name, kind: .integer(range, unit: unit) { set(&$0.limits, $1) })
 }
 
-/// Every key, in file order. The classifier keys are the kebab-case names
-/// `ClassifierConfig.problems()` uses.
+/// Every key, in file order.
 let keyTable: [KeySpec] = [
-    classifierNumber("sample-rate", "Hz") { $0.sampleRateHz = $1 },
-    classifierNumber("filter-time-constant", "ms") { $0.filterTimeConstantMs = $1 },
-    classifierNumber("max-sample-gap", "ms") { $0.maxSampleGapMs = $1 },
-    classifierNumber("settle-time", "ms") { $0.settleTimeMs = $1 },
-    classifierNumber("glance-hold", "ms") { $0.glanceHoldMs = $1 },
-    classifierNumber("glance-hold-tilted", "ms") { $0.glanceHoldTiltedMs = $1 },
-    classifierNumber("glance-tilted-from", "degrees") { $0.glanceTiltedFromDeg = $1 },
-    classifierNumber("adjacent-gap", "degrees") { $0.adjacentGapDeg = $1 },
-    classifierNumber("initial-accept", "degrees") { $0.initialAcceptDeg = $1 },
-    classifierNumber("opposite-accept", "degrees") { $0.oppositeAcceptDeg = $1 },
-] + tiltLimits() + [
-    classifierNumber("max-tilt", "degrees") { $0.maxTiltDeg = $1 },
-    classifierNumber("flat-angle", "degrees") { $0.flatAngleDeg = $1 },
-    classifierNumber("flat-time", "ms") { $0.flatTimeMs = $1 },
-    classifierNumber("hold-after-flat", "ms") { $0.holdAfterFlatMs = $1 },
-    classifierNumber("swing-delta", "degrees") { $0.swingDeltaDeg = $1 },
-    classifierNumber("swing-window", "ms") { $0.swingWindowMs = $1 },
-    classifierNumber("hold-after-swing", "ms") { $0.holdAfterSwingMs = $1 },
-    classifierNumber("overhead-enter", "degrees") { $0.overheadEnterDeg = $1 },
-    classifierNumber("overhead-exit", "degrees") { $0.overheadExitDeg = $1 },
-    classifierNumber("overhead-expiry", "ms") { $0.overheadExpiryMs = $1 },
-    classifierNumber("near-zero-magnitude", "m/s²") { $0.nearZeroMagnitude = $1 },
-    classifierNumber("accel-tolerance-filtered", "m/s²") { $0.accelToleranceFiltered = $1 },
-    classifierNumber("accel-tolerance-raw", "m/s²") { $0.accelToleranceRaw = $1 },
-    classifierNumber("implausible-magnitude", "m/s²") { $0.implausibleMagnitude = $1 },
-    classifierNumber("hold-after-accel", "ms") { $0.holdAfterAccelMs = $1 },
-    classifierNumber("standard-gravity", "m/s²") { $0.standardGravity = $1 },
-    classifierNumber("steady-window", "ms") { $0.steadyWindowMs = $1 },
-    classifierNumber("steady-angle", "degrees") { $0.steadyAngleDeg = $1 },
-    classifierNumber("steady-magnitude-tolerance", "m/s²") { $0.steadyMagnitudeTolerance = $1 },
-    classifierNumber("steady-accept", "degrees") { $0.steadyAcceptDeg = $1 },
-    KeySpec(section: "classifier", name: "allow-upside-down", kind: .bool { $0.classifier.allowUpsideDown = $1 }),
+    KeySpec(
+        section: "classifier", name: "sensitivity",
+        kind: .boundedNumber(ClassifierConfig.sensitivityRange, unit: "") { $0.sensitivity = $1 }),
+    KeySpec(section: "classifier", name: "allow-upside-down", kind: .bool { $0.allowUpsideDown = $1 }),
     KeySpec(section: "classifier", name: "z-sign", kind: .zSign),
-    classifierNumber("tilted", "degrees") { $0.tiltedDeg = $1 },
-    classifierNumber("face", "degrees") { $0.faceDeg = $1 },
-    classifierNumber("tilt-hysteresis", "degrees") { $0.tiltHysteresisDeg = $1 },
-    classifierNumber("tilt-settle", "ms") { $0.tiltSettleMs = $1 },
 
     KeySpec(
         section: "orientation", name: "natural",
@@ -115,10 +62,6 @@ let keyTable: [KeySpec] = [
     KeySpec(section: "sensor", name: "device", kind: .device),
     KeySpec(section: "sensor", name: "mount-matrix", kind: .mountMatrix),
     KeySpec(section: "sensor", name: "scale", kind: .scale),
-    sampling("still-interval", 0...1000, "ms") { $0.stillIntervalMs = $1 },
-    sampling("still-after", 0...60000, "ms") { $0.stillAfterMs = $1 },
-    sampling("motion-angle", 0...45, "degrees") { $0.motionAngleDeg = $1 },
-    sampling("motion-magnitude", 0...20, "m/s²") { $0.motionMagnitude = $1 },
 
     limit("clients", 1...65536, "clients") { $0.clients = $1 },
     limit("constraints-per-client", 1...1024, "constraints") { $0.constraintsPerClient = $1 },
@@ -170,9 +113,24 @@ let keyTable: [KeySpec] = [
 
 /// Keys an earlier orientd read, by section and name, with why each went: an
 /// old config file that sets one gets a warning naming it, never a refusal.
-let removedKeys: [(section: String, name: String, why: String)] = [
-    ("daemon", "release-start-up-pages",
-     "orientd no longer releases its pages after start-up (the kernel reclaims clean pages itself when memory is short)"),
+let removedKeys: [(section: String, name: String, why: String)] =
+    classifierConstants.map { ("classifier", $0, "the classifier's constant is in code (docs/classifier.md); [classifier] sensitivity scales its settle and hold times") }
+    + ["still-interval", "still-after", "motion-angle", "motion-magnitude"].map {
+        ("sensor", $0, "the polled rate while the device rests is a constant in code (docs/behaviour.md)")
+    } + [
+        ("daemon", "release-start-up-pages",
+         "orientd no longer releases its pages after start-up (the kernel reclaims clean pages itself when memory is short)"),
+    ]
+
+/// The classifier keys an earlier orientd read, now constants of `ClassifierConfig`.
+private let classifierConstants: [String] = [
+    "sample-rate", "filter-time-constant", "max-sample-gap", "settle-time", "glance-hold", "glance-hold-tilted",
+    "glance-tilted-from", "adjacent-gap", "initial-accept", "opposite-accept",
+] + ["min", "max"].flatMap { bound in Orientation.cardinal.map { "tilt-\(bound)-\($0.rawValue)" } } + [
+    "max-tilt", "flat-angle", "flat-time", "hold-after-flat", "swing-delta", "swing-window", "hold-after-swing",
+    "overhead-enter", "overhead-exit", "overhead-expiry", "near-zero-magnitude", "accel-tolerance-filtered",
+    "accel-tolerance-raw", "implausible-magnitude", "hold-after-accel", "standard-gravity", "steady-window",
+    "steady-angle", "steady-magnitude-tolerance", "steady-accept", "tilted", "face", "tilt-hysteresis", "tilt-settle",
 ]
 
 /// The largest `[sensor] scale`, m/s² per count: a count of 1000 m/s² (100 g)

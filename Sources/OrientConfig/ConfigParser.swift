@@ -48,9 +48,7 @@ public enum ConfigParser {
     /// - Returns: the config (defaults for everything the file does not set) and
     ///   warnings, each `file:line: message` (a repaired mount matrix).
     /// - Throws: ``ConfigError`` at the first problem: a malformed line, an
-    ///   unknown section or key, a repeated key, a bad value, or (after the whole
-    ///   file) the first of `ClassifierConfig.problems()`, on the line of the key
-    ///   it names.
+    ///   unknown section or key, a repeated key or a bad value.
     public static func parse(_ bytes: some Collection<UInt8>, file: String) throws(ConfigError) -> (config: DaemonConfig, warnings: [String]) {
         var parser = Parser(buf: Array(bytes), file: file)
         try parser.run()
@@ -92,7 +90,7 @@ private struct Parser {
     var config = DaemonConfig()
     var warnings: [String] = []
     var section: String?
-    /// "section key" → the line that set it, for duplicates and for `problems()`.
+    /// "section key" → the line that set it, for duplicates.
     var keyLines: [String: Int] = [:]
     var lineNumber = 0
     var lineStart = 0
@@ -114,7 +112,6 @@ private struct Parser {
             if line.specials > 0 { try checkText(line.start, line.end) }
             try parseLine(line.start, line.end)
         }
-        try checkClassifier()
     }
 
     // MARK: Lines
@@ -204,12 +201,10 @@ private struct Parser {
             throw fail("\(key): values are written without quotes; found \(found(s, e))")
         }
         switch spec.kind {
-        case .number(let unit, let set):
-            set(&config, try number(key, unit: unit, s, e))
         case .boundedNumber(let range, let unit, let set):
             let x = try number(key, unit: unit, s, e)
             guard range.contains(x) else {
-                throw fail("\(key) must be from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound)) \(unit); found \(found(s, e))")
+                throw fail("\(key) must be from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound))\(unit.isEmpty ? "" : " \(unit)"); found \(found(s, e))")
             }
             set(&config, x)
         case .integer(let range, let unit, let set):
@@ -239,8 +234,6 @@ private struct Parser {
                 }
                 config.zSign = .fixed(x)
             }
-            // Until a device's driver is known (the daemon decides again then).
-            config.classifier = ZSign.decide(setting: config.zSign, driverName: nil).applied(to: config.classifier)
         case .maskList:
             config.defaultAllowed = try maskNames(key, s, e)
         case .device:
@@ -287,7 +280,8 @@ private struct Parser {
     func number(_ key: String, unit: String, _ s: Int, _ e: Int) throws(ConfigError) -> Double {
         if let x = DecimalNumber.parse(buf[s..<e]) { return x }
         if DecimalNumber.isDecimal(buf[s..<e]) { throw fail("\(key) \(found(s, e)) is out of range") }
-        throw fail("\(key) must be a decimal number of \(unit) (like 100 or 0.5, '.' as decimal point); found \(found(s, e))\(unitHint(s, e))")
+        let of = unit.isEmpty ? "" : " of \(unit)"
+        throw fail("\(key) must be a decimal number\(of) (like 100 or 0.5, '.' as decimal point); found \(found(s, e))\(unitHint(s, e))")
     }
 
     /// A hint for a number followed by something else, most likely its unit.
@@ -325,45 +319,6 @@ private struct Parser {
             throw fail("device must be an absolute path under /sys/ or /dev/, or an IIO device name (no '/'); found \(found(s, e))")
         }
         config.device = value
-    }
-
-    // MARK: Classifier relations
-
-    /// Reports the first of `ClassifierConfig.problems()` on the line of the key it names.
-    func checkClassifier() throws(ConfigError) {
-        guard let problem = config.classifier.problems().first else { return }
-        throw ConfigError(file: file, line: line(for: problem), message: problem)
-    }
-
-    /// The line of the key a `problems()` message is about: the key it starts
-    /// with if the file set it, else the latest-set key it mentions; 0 if none.
-    func line(for problem: String) -> Int {
-        let names = keyTable.filter { $0.section == "classifier" }.map(\.name)
-        var leading: [String] = []
-        if problem.hasPrefix("tilt limits for ") {
-            let orientation = problem.dropFirst(16).prefix { $0 != " " }
-            leading = ["tilt-min-\(orientation)", "tilt-max-\(orientation)"]
-        } else if let name = names.first(where: { problem.hasPrefix($0 + " ") }) {
-            leading = [name]
-        }
-        let mentioned = names.filter { mentions(problem, $0) }
-        for group in [leading, mentioned] {
-            if let line = group.compactMap({ keyLines["classifier \($0)"] }).max() { return line }
-        }
-        return 0
-    }
-
-    /// Whether `name` occurs in `text` as a whole word (not inside a longer key name).
-    func mentions(_ text: String, _ name: String) -> Bool {
-        let t = Array(text.utf8), n = Array(name.utf8)
-        func isKeyByte(_ b: UInt8) -> Bool { (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D }
-        guard t.count >= n.count else { return false }
-        for i in 0...(t.count - n.count) where t[i..<(i + n.count)].elementsEqual(n) {
-            let before = i == 0 || !isKeyByte(t[i - 1])
-            let after = i + n.count == t.count || !isKeyByte(t[i + n.count])
-            if before && after { return true }
-        }
-        return false
     }
 
     // MARK: Text

@@ -1,6 +1,5 @@
 public import OrientProtocol
 public import OrientSense
-public import OrientDevices
 public import OrientAccess
 
 /// Everything `/etc/orientd/orientd.conf` can set (docs/configuration.md), with the documented
@@ -22,11 +21,22 @@ public struct DaemonConfig: Sendable, Equatable {
 
     // MARK: [classifier]
 
-    /// Every classifier parameter (`[classifier]`). `onChange` is not a config key:
-    /// it comes from the sensor; `zSign` and `zSignKnown` follow `zSign` below.
-    public var classifier = ZSign.decide(setting: .auto, driverName: nil).applied(to: ClassifierConfig())
+    /// How quickly the screen follows a turn (`sensitivity`, 0.25…4): the
+    /// classifier's settle and hold times are divided by it.
+    public var sensitivity: Double = 1
+    /// Whether `bottom-up` may be proposed at all (`allow-upside-down`).
+    public var allowUpsideDown = true
     /// `z-sign`: `auto` (the daemon decides per device, `ZSign.decide`) or fixed.
     public var zSign: ZSignSetting = .auto
+
+    /// The classifier's parameters: its constants with the three settings
+    /// above, and the z sign decided as it is before a device's driver is known
+    /// (the daemon decides again then). `onChange` comes from the sensor.
+    public var classifier: ClassifierConfig {
+        var classifier = ClassifierConfig(sensitivity: sensitivity)
+        classifier.allowUpsideDown = allowUpsideDown
+        return ZSign.decide(setting: zSign, driverName: nil).applied(to: classifier)
+    }
 
     // MARK: [orientation]
 
@@ -52,9 +62,6 @@ public struct DaemonConfig: Sendable, Equatable {
     /// count, and stops the daemon learning g from readings at rest. nil: the
     /// driver's `in_accel_{x,y,z}_scale` or `in_accel_scale` (docs/behaviour.md).
     public var scale: Double?
-    /// When the polled path slows down while the device rests (`still-interval`,
-    /// `still-after`, `motion-angle`, `motion-magnitude`).
-    public var sampling = SamplingPolicy.Settings()
 
     // MARK: [limits]
 

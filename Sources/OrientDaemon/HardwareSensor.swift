@@ -114,7 +114,7 @@ package final class HardwareSensor {
 
     private static func policy(_ config: DaemonConfig, rateHz: Double) -> SamplingPolicy {
         // Resting readings stay well inside max-sample-gap, so they never count as a gap.
-        SamplingPolicy(config.sampling, fastIntervalMs: 1000 / rateHz, longestIntervalMs: config.classifier.maxSampleGapMs / 2)
+        SamplingPolicy(SamplingPolicy.Settings(), fastIntervalMs: 1000 / rateHz, longestIntervalMs: config.classifier.maxSampleGapMs / 2)
     }
 
     /// Picks a sensor (the hub follows udev and calls `udevEvents`).

@@ -23,17 +23,22 @@ package import OrientProtocol
 /// Pure: time and readings are passed in. Readings are compared in one frame
 /// (the panel frame, as the classifier sees them), in degrees and m/s².
 public struct SamplingPolicy: Sendable, Equatable {
-    /// The configurable part (`[sensor]` keys, docs/configuration.md).
+    /// The policy's constants (tests vary them through this API).
     public struct Settings: Sendable, Equatable {
-        /// Interval between readings while the device rests, ms (`still-interval`).
+        /// Interval between readings while the device rests, ms: 2.5 readings a
+        /// second still catch the start of any turn long before it ends (a
+        /// brisk turn takes 300 ms and the classifier holds 340 ms after it).
         /// At or below the sensor's own period: always sample at the sensor's rate.
         public var stillIntervalMs = 400.0
         /// How long after the last motion (or the last reading the classifier was
-        /// still deciding on) readings stay at the sensor's rate, ms (`still-after`).
+        /// still deciding on) readings stay at the sensor's rate, ms: longer than
+        /// the pause between the two halves of a hesitant turn.
         public var stillAfterMs = 2000.0
-        /// A reading further than this from the reference reading is motion, degrees (`motion-angle`).
+        /// A reading further than this from the reference reading is motion,
+        /// degrees: above a resting sensor's noise (under 1°), below any turn.
         public var motionAngleDeg = 2.0
-        /// A magnitude further than this from the reference reading's is motion, m/s² (`motion-magnitude`).
+        /// A magnitude further than this from the reference reading's is
+        /// motion, m/s²: a lift or a tap before it tilts anything.
         public var motionMagnitude = 0.5
 
         /// The defaults.

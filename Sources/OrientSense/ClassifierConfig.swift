@@ -2,7 +2,10 @@ import OrientProtocol
 
 /// Every parameter of the orientation classifier, in wall-clock units (ms,
 /// degrees, m/s²), never in sample counts, so behaviour does not depend on the
-/// sample rate. Defaults in docs/configuration.md, their reasons in docs/classifier.md.
+/// sample rate. The defaults are constants, each with its reason here and in
+/// docs/classifier.md; a configuration file sets only the sensitivity
+/// (``init(sensitivity:)``), the upside-down policy and the z sign. Tests vary
+/// the rest through this API.
 public struct ClassifierConfig: Sendable, Equatable {
     // MARK: Sampling and filtering
     /// Rate requested from the sensor, Hz (never below 10). Also the zero-order-hold
@@ -114,8 +117,24 @@ public struct ClassifierConfig: Sendable, Equatable {
     /// published at once), ms.
     public var tiltSettleMs: Double = 250
 
-    /// The defaults (docs/configuration.md).
+    /// The defaults (docs/classifier.md).
     public init() {}
+
+    /// The widest sensitivity a configuration may ask for (`[classifier] sensitivity`).
+    public static let sensitivityRange: ClosedRange<Double> = 0.25...4
+
+    /// The defaults with every settle and hold time divided by `sensitivity`:
+    /// 2 follows a turn in half the time (and lets shorter glances through),
+    /// 0.5 waits twice as long (for a device read lying down, or shaky hands).
+    /// The angles and magnitudes stay: they describe the device, not the user.
+    public init(sensitivity: Double) {
+        self.init()
+        guard sensitivity != 1, sensitivity > 0, sensitivity.isFinite else { return }
+        for time in [\Self.settleTimeMs, \.glanceHoldMs, \.glanceHoldTiltedMs, \.holdAfterFlatMs, \.holdAfterSwingMs,
+                     \.holdAfterAccelMs, \.tiltSettleMs] {
+            self[keyPath: time] /= sensitivity
+        }
+    }
 
     /// Checks ranges and relations between parameters; returns one message per problem
     /// (empty when the config is usable). The message names the parameter.

@@ -64,54 +64,9 @@ struct KeyCase: Sendable, CustomTestStringConvertible {
 /// Every key with a non-default value. The values are valid together, so they
 /// also make one file that sets everything.
 private let everyKey: [KeyCase] = [
-    KeyCase("classifier", "sample-rate", "50") { $0.classifier.sampleRateHz = 50 },
-    KeyCase("classifier", "filter-time-constant", "150") { $0.classifier.filterTimeConstantMs = 150 },
-    KeyCase("classifier", "max-sample-gap", "2000") { $0.classifier.maxSampleGapMs = 2000 },
-    KeyCase("classifier", "settle-time", "80") { $0.classifier.settleTimeMs = 80 },
-    KeyCase("classifier", "adjacent-gap", "30") { $0.classifier.adjacentGapDeg = 30 },
-    KeyCase("classifier", "initial-accept", "35") { $0.classifier.initialAcceptDeg = 35 },
-    KeyCase("classifier", "opposite-accept", "30") { $0.classifier.oppositeAcceptDeg = 30 },
-    KeyCase("classifier", "tilt-min-normal", "-20") { $0.classifier.tiltMinDeg[0] = -20 },
-    KeyCase("classifier", "tilt-min-left-up", "-15") { $0.classifier.tiltMinDeg[1] = -15 },
-    KeyCase("classifier", "tilt-min-bottom-up", "-10") { $0.classifier.tiltMinDeg[2] = -10 },
-    KeyCase("classifier", "tilt-min-right-up", "-5") { $0.classifier.tiltMinDeg[3] = -5 },
-    KeyCase("classifier", "tilt-max-normal", "75") { $0.classifier.tiltMaxDeg[0] = 75 },
-    KeyCase("classifier", "tilt-max-left-up", "60") { $0.classifier.tiltMaxDeg[1] = 60 },
-    KeyCase("classifier", "tilt-max-bottom-up", "55") { $0.classifier.tiltMaxDeg[2] = 55 },
-    KeyCase("classifier", "tilt-max-right-up", "50") { $0.classifier.tiltMaxDeg[3] = 50 },
-    KeyCase("classifier", "max-tilt", "85") { $0.classifier.maxTiltDeg = 85 },
-    KeyCase("classifier", "flat-angle", "75") { $0.classifier.flatAngleDeg = 75 },
-    KeyCase("classifier", "flat-time", "1500") { $0.classifier.flatTimeMs = 1500 },
-    KeyCase("classifier", "hold-after-flat", "400") { $0.classifier.holdAfterFlatMs = 400 },
-    KeyCase("classifier", "swing-delta", "25") { $0.classifier.swingDeltaDeg = 25 },
-    KeyCase("classifier", "swing-window", "250") { $0.classifier.swingWindowMs = 250 },
-    KeyCase("classifier", "hold-after-swing", "200") { $0.classifier.holdAfterSwingMs = 200 },
-    KeyCase("classifier", "overhead-enter", "-45") { $0.classifier.overheadEnterDeg = -45 },
-    KeyCase("classifier", "overhead-exit", "-10") { $0.classifier.overheadExitDeg = -10 },
-    KeyCase("classifier", "near-zero-magnitude", "0.5") { $0.classifier.nearZeroMagnitude = 0.5 },
-    KeyCase("classifier", "accel-tolerance-filtered", "3.5") { $0.classifier.accelToleranceFiltered = 3.5 },
-    KeyCase("classifier", "accel-tolerance-raw", "7") { $0.classifier.accelToleranceRaw = 7 },
-    KeyCase("classifier", "implausible-magnitude", "50") { $0.classifier.implausibleMagnitude = 50 },
-    KeyCase("classifier", "hold-after-accel", "600") { $0.classifier.holdAfterAccelMs = 600 },
-    KeyCase("classifier", "standard-gravity", "9.81") { $0.classifier.standardGravity = 9.81 },
-    KeyCase("classifier", "steady-window", "100") { $0.classifier.steadyWindowMs = 100 },
-    KeyCase("classifier", "steady-angle", "4") { $0.classifier.steadyAngleDeg = 4 },
-    KeyCase("classifier", "steady-magnitude-tolerance", "1.25") { $0.classifier.steadyMagnitudeTolerance = 1.25 },
-    KeyCase("classifier", "steady-accept", "15") { $0.classifier.steadyAcceptDeg = 15 },
-    KeyCase("classifier", "allow-upside-down", "false") { $0.classifier.allowUpsideDown = false },
-    KeyCase("classifier", "z-sign", "-1") {
-        $0.zSign = .fixed(-1)
-        $0.classifier.zSign = -1
-        $0.classifier.zSignKnown = true
-    },
-    KeyCase("classifier", "glance-hold", "300") { $0.classifier.glanceHoldMs = 300 },
-    KeyCase("classifier", "glance-hold-tilted", "500") { $0.classifier.glanceHoldTiltedMs = 500 },
-    KeyCase("classifier", "glance-tilted-from", "40") { $0.classifier.glanceTiltedFromDeg = 40 },
-    KeyCase("classifier", "overhead-expiry", "2000") { $0.classifier.overheadExpiryMs = 2000 },
-    KeyCase("classifier", "tilted", "25") { $0.classifier.tiltedDeg = 25 },
-    KeyCase("classifier", "face", "75") { $0.classifier.faceDeg = 75 },
-    KeyCase("classifier", "tilt-hysteresis", "3") { $0.classifier.tiltHysteresisDeg = 3 },
-    KeyCase("classifier", "tilt-settle", "200") { $0.classifier.tiltSettleMs = 200 },
+    KeyCase("classifier", "sensitivity", "2") { $0.sensitivity = 2 },
+    KeyCase("classifier", "allow-upside-down", "false") { $0.allowUpsideDown = false },
+    KeyCase("classifier", "z-sign", "-1") { $0.zSign = .fixed(-1) },
     KeyCase("orientation", "natural", "landscape") { $0.natural = .fixed(.landscape) },
     KeyCase("orientation", "default-allowed", "landscape, normal") { $0.defaultAllowed = ["landscape", "normal"] },
     KeyCase("orientation", "portrait-on-landscape", "left-up") { $0.portraitOnLandscape = .leftUp },
@@ -120,10 +75,6 @@ private let everyKey: [KeyCase] = [
         $0.mountMatrix = try? MountMatrix(rows: Vector3(0, 1, 0), Vector3(-1, 0, 0), Vector3(0, 0, 1))
     },
     KeyCase("sensor", "scale", "0.38307") { $0.scale = 0.38307 },
-    KeyCase("sensor", "still-interval", "300") { $0.sampling.stillIntervalMs = 300 },
-    KeyCase("sensor", "still-after", "1500") { $0.sampling.stillAfterMs = 1500 },
-    KeyCase("sensor", "motion-angle", "3.5") { $0.sampling.motionAngleDeg = 3.5 },
-    KeyCase("sensor", "motion-magnitude", "0.25") { $0.sampling.motionMagnitude = 0.25 },
     KeyCase("limits", "clients", "16") { $0.limits.clients = 16 },
     KeyCase("limits", "constraints-per-client", "8") { $0.limits.constraintsPerClient = 8 },
     KeyCase("limits", "line-length", "8192") { $0.limits.lineLength = 8192 },
@@ -214,8 +165,8 @@ struct ConfigParserTests {
         #expect(Set(tested) == allKnownKeys)
         #expect(tested.count == allKnownKeys.count)
         #expect(ConfigParser.knownKeys.map(\.section) == ["classifier", "orientation", "sensor", "limits", "daemon", "dbus"])
-        // 34 scalar parameters, 8 tilt limits, allow-upside-down and z-sign.
-        #expect(ConfigParser.knownKeys[0].keys.count == 44)
+        // The classifier's constants are in code: a person sets these three.
+        #expect(ConfigParser.knownKeys[0].keys == ["sensitivity", "allow-upside-down", "z-sign"])
     }
 
     @Test("one file setting every key gives all the values together")
@@ -238,18 +189,18 @@ struct ConfigParserTests {
     @Test(
         "spacing, trailing comments, CRLF and reopened sections are tolerated",
         arguments: [
-            ("[classifier]\nsettle-time=90\n", 90.0),
-            ("[classifier]\nsettle-time   =\t90   \n", 90),
-            ("[classifier]\n\t  settle-time = 90\n", 90),
-            ("[classifier]\nsettle-time = 90 # ms\n", 90),
-            ("[classifier]\nsettle-time = 90\t# ms\n", 90),
-            ("[classifier]\r\nsettle-time = 90\r\n", 90),
-            ("[limits]\n[classifier]\nsettle-time = 90\n[limits]\n", 90),
-            ("[classifier]\nsettle-time = 9e1", 90),
-            ("[classifier]\nsettle-time = +90.0", 90),
+            ("[classifier]\nsensitivity=2\n", 2.0),
+            ("[classifier]\nsensitivity   =\t2   \n", 2),
+            ("[classifier]\n\t  sensitivity = 2\n", 2),
+            ("[classifier]\nsensitivity = 2 # faster\n", 2),
+            ("[classifier]\nsensitivity = 2\t# faster\n", 2),
+            ("[classifier]\r\nsensitivity = 2\r\n", 2),
+            ("[limits]\n[classifier]\nsensitivity = 2\n[limits]\n", 2),
+            ("[classifier]\nsensitivity = 2e0", 2),
+            ("[classifier]\nsensitivity = +2.0", 2),
         ])
-    func spellingVariants(text: String, settleTime: Double) throws {
-        #expect(try parseConfig(text).config.classifier.settleTimeMs == settleTime)
+    func spellingVariants(text: String, sensitivity: Double) throws {
+        #expect(try parseConfig(text).config.sensitivity == sensitivity)
     }
 
     @Test(
@@ -259,7 +210,7 @@ struct ConfigParserTests {
             ("false", false), ("no", false), ("off", false), ("0", false), ("False", false), ("OFF", false),
         ])
     func booleans(text: String, value: Bool) throws {
-        #expect(try parseConfig("[classifier]\nallow-upside-down = \(text)\n").config.classifier.allowUpsideDown == value)
+        #expect(try parseConfig("[classifier]\nallow-upside-down = \(text)\n").config.allowUpsideDown == value)
     }
 
     @Test(
@@ -320,6 +271,23 @@ struct ConfigParserTests {
         }
         // Only in its own section: elsewhere it is as unknown as any other name.
         #expect(throws: ConfigError.self) { try parseConfig("[sensor]\nrelease-start-up-pages = true\n") }
+    }
+
+    @Test(
+        "a classifier constant or a polling constant an old file sets is ignored with a warning, even out of range",
+        arguments: [
+            ("classifier", "settle-time", "-5", "the classifier's constant is in code"),
+            ("classifier", "sample-rate", "50", "the classifier's constant is in code"),
+            ("classifier", "tilt-max-left-up", "60", "the classifier's constant is in code"),
+            ("classifier", "steady-magnitude-tolerance", "1.25", "the classifier's constant is in code"),
+            ("sensor", "still-interval", "2000", "the polled rate while the device rests is a constant in code"),
+            ("sensor", "motion-magnitude", "0.25", "the polled rate while the device rests is a constant in code"),
+        ])
+    func formerKeyWarns(section: String, key: String, value: String, why: String) throws {
+        let (config, warnings) = try parseConfig("[\(section)]\n# old\n\(key) = \(value)\n")
+        #expect(config == DaemonConfig())
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.hasPrefix("orientd.conf:3: [\(section)] \(key) is ignored: \(why)") == true, "\(warnings)")
     }
 
     @Test("default-allowed resolves portrait and landscape against the natural geometry")
@@ -390,16 +358,16 @@ struct ConfigParserErrorTests {
         arguments: [
             ("[classifer]\n", 1, "unknown section [classifer]; did you mean [classifier]?"),
             ("\n[bogus]\n", 2, "unknown section [bogus] (the sections are [classifier], [orientation], [sensor], [limits], [daemon], [dbus])"),
-            ("[classifier\nsettle-time = 1\n", 1, "section header '[classifier' is missing its closing ']'"),
+            ("[classifier\nsensitivity = 1\n", 1, "section header '[classifier' is missing its closing ']'"),
             ("[]\n", 1, "empty section name"),
             ("[ ]\n", 1, "empty section name"),
             ("[classifier] junk\n", 1, "unexpected 'junk' after the section header"),
-            ("settle-time = 100\n", 1, "key 'settle-time' is outside a section; put it under a [section] header (it belongs in [classifier])"),
+            ("sensitivity = 1\n", 1, "key 'sensitivity' is outside a section; put it under a [section] header (it belongs in [classifier])"),
             ("# header\nfoo = 1\n", 2, "key 'foo' is outside a section"),
-            ("[classifier]\nsettle-time 100\n", 2, "expected 'key = value', '[section]' or '# comment'; found 'settle-time 100'"),
+            ("[classifier]\nsensitivity 1\n", 2, "expected 'key = value', '[section]' or '# comment'; found 'sensitivity 1'"),
             ("[classifier]\n= 100\n", 2, "expected a key name before '='"),
-            ("[classifier]\nsettle-time = 1\n\n[limits]\n[classifier]\nsettle-time = 2\n", 6,
-             "duplicate key 'settle-time' in [classifier] (first set on line 2)"),
+            ("[classifier]\nsensitivity = 1\n\n[limits]\n[classifier]\nsensitivity = 2\n", 6,
+             "duplicate key 'sensitivity' in [classifier] (first set on line 2)"),
             ("[sensor]\ndevice =\ndevice = iio:device0\n", 3, "duplicate key 'device' in [sensor] (first set on line 2)"),
         ])
     func structure(text: String, line: Int, fragment: String) {
@@ -409,13 +377,13 @@ struct ConfigParserErrorTests {
     @Test(
         "unknown keys suggest the closest known key or the right section",
         arguments: [
-            ("[classifier]\nsetle-time = 100\n", "unknown key 'setle-time' in [classifier]; did you mean 'settle-time'?"),
-            ("[classifier]\nsettle time = 100\n", "unknown key 'settle time' in [classifier]; did you mean 'settle-time'?"),
-            ("[classifier]\nSettle-Time = 100\n", "did you mean 'settle-time'?"),
-            ("[classifier]\ntilt-max-leftup = 60\n", "did you mean 'tilt-max-left-up'?"),
+            ("[classifier]\nsensitivty = 2\n", "unknown key 'sensitivty' in [classifier]; did you mean 'sensitivity'?"),
+            ("[classifier]\nallow upside-down = no\n", "unknown key 'allow upside-down' in [classifier]; did you mean 'allow-upside-down'?"),
+            ("[classifier]\nSensitivity = 2\n", "did you mean 'sensitivity'?"),
+            ("[daemon]\nlock-permision = root\n", "did you mean 'lock-permission'?"),
             ("[daemon]\nlog-levle = debug\n", "did you mean 'log-level'?"),
             ("[daemon]\nclients = 3\n", "unknown key 'clients' in [daemon]; 'clients' belongs in [limits]"),
-            ("[sensor]\nsample-rate = 20\n", "'sample-rate' belongs in [classifier]"),
+            ("[sensor]\nsensitivity = 2\n", "'sensitivity' belongs in [classifier]"),
             ("[classifier]\non-change = true\n", "unknown key 'on-change' in [classifier]"),
         ])
     func unknownKeys(text: String, fragment: String) {
@@ -431,16 +399,18 @@ struct ConfigParserErrorTests {
     @Test(
         "bad values name the key, what is allowed and what was found",
         arguments: [
-            ("classifier", "settle-time =", "settle-time has no value"),
-            ("classifier", "settle-time = # 100", "settle-time has no value"),
-            ("classifier", "settle-time = 1,5", "settle-time must be a decimal number of ms (like 100 or 0.5, '.' as decimal point); found '1,5'"),
-            ("classifier", "settle-time = 100ms", "found '100ms' (write the number without its unit)"),
-            ("classifier", "sample-rate = 20 Hz", "sample-rate must be a decimal number of Hz"),
-            ("classifier", "settle-time = 0x10", "found '0x10'"),
-            ("classifier", "settle-time = nan", "found 'nan'"),
-            ("classifier", "settle-time = inf", "found 'inf'"),
-            ("classifier", "settle-time = 1e999", "settle-time '1e999' is out of range"),
-            ("classifier", "settle-time = \"100\"", "settle-time: values are written without quotes; found '\"100\"'"),
+            ("classifier", "sensitivity =", "sensitivity has no value"),
+            ("classifier", "sensitivity = # 2", "sensitivity has no value"),
+            ("classifier", "sensitivity = 1,5", "sensitivity must be a decimal number (like 100 or 0.5, '.' as decimal point); found '1,5'"),
+            ("classifier", "sensitivity = 2x", "found '2x' (write the number without its unit)"),
+            ("classifier", "sensitivity = 5", "sensitivity must be from 0.25 to 4; found '5'"),
+            ("classifier", "sensitivity = 0", "sensitivity must be from 0.25 to 4; found '0'"),
+            ("classifier", "sensitivity = -1", "sensitivity must be from 0.25 to 4; found '-1'"),
+            ("classifier", "sensitivity = 0x10", "found '0x10'"),
+            ("classifier", "sensitivity = nan", "found 'nan'"),
+            ("classifier", "sensitivity = inf", "found 'inf'"),
+            ("classifier", "sensitivity = 1e999", "sensitivity '1e999' is out of range"),
+            ("classifier", "sensitivity = \"2\"", "sensitivity: values are written without quotes; found '\"2\"'"),
             ("daemon", "socket = '/run/x.sock'", "values are written without quotes"),
             ("classifier", "allow-upside-down = maybe", "allow-upside-down must be true or false (or yes/no, on/off, 1/0); found 'maybe'"),
             ("classifier", "z-sign = 2", "z-sign must be auto, 1 (lying face up reads +z) or -1; found '2'"),
@@ -486,11 +456,6 @@ struct ConfigParserErrorTests {
             ("sensor", "scale = 0,009582", "scale must be a decimal number of m/s² per count (like 100 or 0.5, '.' as decimal point); found '0,009582'"),
             ("sensor", "scale = 0.0096m/s2", "found '0.0096m/s2' (write the number without its unit)"),
             ("sensor", "scale = \"0.009582\"", "scale: values are written without quotes"),
-            ("sensor", "still-interval = 2000", "still-interval must be from 0 to 1000 ms; found '2000'"),
-            ("sensor", "still-interval = -1", "still-interval must be from 0 to 1000 ms; found '-1'"),
-            ("sensor", "still-after = 250ms", "still-after must be a decimal number of ms (like 100 or 0.5, '.' as decimal point); found '250ms' (write the number without its unit)"),
-            ("sensor", "motion-angle = 50", "motion-angle must be from 0 to 45 degrees; found '50'"),
-            ("sensor", "motion-magnitude = 21", "motion-magnitude must be from 0 to 20 m/s²; found '21'"),
             ("daemon", "seat-users = 1000,,1001", "seat-users: an empty name in its list"),
             ("daemon", "seat-users = everyone, 1000", "seat-users: 'everyone' stands alone, not in a list"),
             ("daemon", "seat-users = 4294967295", "seat-users: uid '4294967295' is out of range"),
@@ -523,27 +488,21 @@ struct ConfigParserErrorTests {
         #expect(error?.message.hasSuffix("found '\(String(repeating: "x", count: 32))...'") == true, "\(String(describing: error))")
     }
 
-    @Test(
-        "classifier problems are reported on the line of the key they name",
-        arguments: [
-            ("sample-rate = 5", 2, "sample-rate must be within 10...1000 Hz"),
-            ("settle-time = -1", 2, "settle-time must be ≥ 0"),
-            ("filter-time-constant = 0", 2, "filter-time-constant must be a positive number"),
-            ("adjacent-gap = 90", 2, "adjacent-gap must be within 0.0...80.0 degrees"),
-            ("# x\ntilt-settle = -5", 3, "tilt-settle must be ≥ 0"),
-            ("tilted = 30\ntilt-settle = -5", 3, "tilt-settle must be ≥ 0"),
-            ("overhead-enter = -10", 2, "overhead-exit (-15.0) must be ≥ overhead-enter (-10.0)"),
-            ("overhead-enter = -50\noverhead-exit = -60", 3, "overhead-exit (-60.0) must be ≥ overhead-enter (-50.0)"),
-            ("face = 10", 2, "face (10.0) must be ≥ tilted (20.0)"),
-            ("tilted = 30\n\nface = 25", 4, "face (25.0) must be ≥ tilted (30.0)"),
-            ("tilted = 95", 2, "tilted must be within 0.0...90.0 degrees"),
-            ("tilt-min-left-up = 70", 2, "tilt limits for left-up must satisfy -90 ≤ min ≤ max ≤ 90"),
-            ("tilt-max-bottom-up = 10\ntilt-min-bottom-up = 20", 3, "tilt limits for bottom-up"),
-            ("tilt-max-normal = 91", 2, "tilt limits for normal"),
-            ("settle-time = 50\nmax-tilt = 100", 3, "max-tilt must be within"),
-        ])
-    func classifierProblems(lines: String, line: Int, fragment: String) {
-        expectConfigError(configError("[classifier]\n\(lines)\n"), line: line, fragment)
+    @Test("sensitivity divides the settle and hold times and changes nothing else", arguments: [0.25, 0.5, 2, 4])
+    func sensitivityScalesTimes(sensitivity: Double) throws {
+        let config = try parseConfig("[classifier]\nsensitivity = \(sensitivity)\n").config
+        let scaled = config.classifier, plain = DaemonConfig().classifier
+        #expect(scaled.problems().isEmpty)
+        for time in [\ClassifierConfig.settleTimeMs, \.glanceHoldMs, \.glanceHoldTiltedMs, \.holdAfterFlatMs, \.holdAfterSwingMs,
+                     \.holdAfterAccelMs, \.tiltSettleMs] {
+            #expect(scaled[keyPath: time] == plain[keyPath: time] / sensitivity)
+        }
+        var unscaled = scaled
+        for time in [\ClassifierConfig.settleTimeMs, \.glanceHoldMs, \.glanceHoldTiltedMs, \.holdAfterFlatMs, \.holdAfterSwingMs,
+                     \.holdAfterAccelMs, \.tiltSettleMs] {
+            unscaled[keyPath: time] = plain[keyPath: time]
+        }
+        #expect(unscaled == plain, "only the settle and hold times change")
     }
 
     @Test("the error prints as file:line: message, or file: message without a line")
@@ -552,8 +511,8 @@ struct ConfigParserErrorTests {
             == "/etc/orientd/orientd.conf:7: oops")
         #expect(ConfigError(file: "/etc/orientd/orientd.conf", line: 0, message: "oops").description
             == "/etc/orientd/orientd.conf: oops")
-        #expect(configError("[classifier]\nsetle-time = 1\n")?.description
-            == "orientd.conf:2: unknown key 'setle-time' in [classifier]; did you mean 'settle-time'?")
+        #expect(configError("[classifier]\nsensitivty = 1\n")?.description
+            == "orientd.conf:2: unknown key 'sensitivty' in [classifier]; did you mean 'sensitivity'?")
     }
 }
 
@@ -561,7 +520,7 @@ struct ConfigParserErrorTests {
 
 @Suite("Config parser: hostile input")
 struct ConfigParserHostileInputTests {
-    private static let prefix = Array("[classifier]\nsettle-time = 1".utf8)
+    private static let prefix = Array("[classifier]\nsensitivity = 1".utf8)
 
     @Test(
         "control characters and invalid UTF-8 are errors naming the byte",
@@ -593,8 +552,8 @@ struct ConfigParserHostileInputTests {
     func lineLimit(length: Int) {
         let comment = "#" + String(repeating: "x", count: length - 1)
         let texts = [
-            "[classifier]\n" + comment + "\nsettle-time = 1\n",
-            "[classifier]\r\n" + comment + "\r\nsettle-time = 1\r\n",
+            "[classifier]\n" + comment + "\nsensitivity = 1\n",
+            "[classifier]\r\n" + comment + "\r\nsensitivity = 1\r\n",
             "[classifier]\n" + comment,
         ]
         for text in texts {

@@ -238,8 +238,8 @@ struct LockAndConfigTests {
 
     static let badConfigs: [BadConfig] = [
         BadConfig(testDescription: "an unknown key", text: "[orientation]\nnatural = portrait\nrotate-faster = yes\n", line: 3),
-        BadConfig(testDescription: "a bad number", text: "# settings\n[classifier]\nsettle-time = fast\n", line: 3),
-        BadConfig(testDescription: "a number with a comma", text: "[classifier]\n\nsettle-time = 0,1\n", line: 3),
+        BadConfig(testDescription: "a bad number", text: "# settings\n[classifier]\nsensitivity = fast\n", line: 3),
+        BadConfig(testDescription: "a number with a comma", text: "[classifier]\n\nsensitivity = 0,5\n", line: 3),
         BadConfig(testDescription: "an unknown mask name", text: "[orientation]\ndefault-allowed = sideways\n", line: 2),
         BadConfig(testDescription: "an unknown section", text: "[orientation]\nnatural = portrait\n[display]\n", line: 3),
         BadConfig(testDescription: "a key outside a section", text: "natural = portrait\n", line: 1),
@@ -270,7 +270,7 @@ struct LockAndConfigTests {
 
     @Test("--check-config exits 0 for a good file (the shipped example too) and 78 for a bad one, serving nothing")
     func checkConfig() throws {
-        let good = "[classifier]\nsettle-time = 150 # ms\nallow-upside-down = no\n[limits]\nclients = 16\n[daemon]\nlock-permission = same-user\n"
+        let good = "[classifier]\nsensitivity = 0.5 # slower\nallow-upside-down = no\n[limits]\nclients = 16\n[daemon]\nlock-permission = same-user\n"
         let checked = try DaemonHarness(["--check-config"], config: good, waitForSocket: false)
         #expect(checked.waitForExit())
         #expect(checked.exitStatus == 0, "stderr: \(checked.stderr)")
@@ -284,7 +284,7 @@ struct LockAndConfigTests {
             #expect(shipped.exitStatus == 0, "the shipped example does not check: \(shipped.stderr)")
         }
 
-        let bad = try DaemonHarness(["--check-config"], config: "[classifier]\nsettle-time = -5\n", waitForSocket: false)
+        let bad = try DaemonHarness(["--check-config"], config: "[classifier]\nsensitivity = -5\n", waitForSocket: false)
         #expect(bad.waitForExit())
         #expect(bad.exitStatus == 78, "stderr: \(bad.stderr)")
         #expect(bad.stderr.contains("\(bad.workspace.configPath):2: "), "stderr: \(bad.stderr)")

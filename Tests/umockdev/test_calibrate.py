@@ -42,7 +42,7 @@ class CalibrationTestCase(DaemonTestCase):
         super().setUp()
         self.sysfs.testbed.add_from_string(f"P: /devices/virtual/dmi/id\nE: SUBSYSTEM=dmi\nA: modalias={self.dmi}\\n\n")
         self.device = self.sysfs.add(KIOX000A)
-        Path(self.workdir, "orientd.conf").write_text("[orientation]\nnatural = portrait\n[classifier]\nsample-rate = 50\n")
+        Path(self.workdir, "orientd.conf").write_text("[orientation]\nnatural = portrait\n")
         self.start_daemon()
         self.hwdb = os.path.join(self.workdir, "61-sensor-local.hwdb")
         self.watcher = self.connect()
