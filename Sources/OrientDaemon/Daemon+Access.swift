@@ -2,16 +2,6 @@ import OrientAccess
 import OrientConfig
 import OrientProtocol
 
-/// A `lock` or `unlock` a client asked for: the orientation (nil unlocks) and
-/// the order it came in, so a late deferred one never undoes a newer one.
-struct LockRequest {
-    var orientation: Orientation?
-    var owner: UInt32?
-    /// The requesting client's pid, for `status`.
-    var pid: Int32?
-    var serial: Int
-}
-
 /// Who may do what (docs/security.md), and how fast a client may change what
 /// the daemon publishes.
 extension Daemon {
@@ -36,7 +26,7 @@ extension Daemon {
     func permitsLock(_ what: String, _ client: ClientConnection, _ seq: Int64?) -> Bool {
         let principal = seat.principal(of: client.uid)
         let policy = config.lockPermission
-        let owner = lockOwner
+        let owner = lock.owner
         if policy.permits(principal, uid: client.uid ?? UInt32.max, lockOwner: owner, ownerHoldsSeat: policy == .sameUser && seat.isSeat(uid: owner)) {
             return true
         }
@@ -65,11 +55,8 @@ extension Daemon {
     /// `client` changed its constraints, or asked for `lock`: applied now when
     /// it is root or its budget allows, else once the budget does (coalesced: whatever the client
     /// asked for last is what is applied).
-    func changed(_ client: ClientConnection, lock: Orientation?? = nil) {
-        if let lock {
-            lockSerial += 1
-            client.pendingLock = LockRequest(orientation: lock, owner: client.uid, pid: client.pid, serial: lockSerial)
-        }
+    func changed(_ client: ClientConnection, lock orientation: Orientation?? = nil) {
+        if let orientation { client.pendingLock = lock.request(orientation, uid: client.uid, pid: client.pid) }
         guard client.changeTimer == nil else { return }
         let now = MonotonicClock.nowMs()
         // Root is not limited (the administrator, and the tests that drive the
@@ -89,13 +76,10 @@ extension Daemon {
     private func applyChanges(of client: ClientConnection) {
         if let request = client.pendingLock {
             client.pendingLock = nil
-            if request.serial > appliedLockSerial {
-                appliedLockSerial = request.serial
-                lockOwner = request.orientation == nil ? nil : request.owner
-                lockSetterPID = request.orientation == nil ? nil : request.pid
+            if lock.accept(request) {
                 let now = sensorNow
                 mutateEngine { $0.setLock(request.orientation, atMs: now) }
-                persistLock()
+                lock.persist(engine.lock)
             }
         }
         let masks = client.masks
@@ -118,41 +102,5 @@ extension Daemon {
         }
         let now = sensorNow
         mutateEngine { $0.setConstraints(masks, atMs: now) }
-    }
-
-    // MARK: The persisted lock, written at most once a second
-
-    /// Writes the lock now if the last write is a second old, else a second
-    /// after it (a burst of locks costs one fsync, and the latest is written).
-    func persistLock() {
-        guard lockWriteTimer == nil else { return }
-        let now = MonotonicClock.nowMs()
-        let due = lastLockWriteMs + 1000
-        guard due > now else {
-            writeLock()
-            return
-        }
-        lockWriteTimer = loop.schedule(atMs: due) { [unowned self] in
-            self.lockWriteTimer = nil
-            self.writeLock()
-        }
-    }
-
-    /// Writes a lock still waiting for its turn (at shutdown).
-    func flushLock() {
-        guard lockWriteTimer != nil else { return }
-        loop.cancel(lockWriteTimer)
-        lockWriteTimer = nil
-        writeLock()
-    }
-
-    private func writeLock() {
-        lastLockWriteMs = MonotonicClock.nowMs()
-        let orientation = engine.lock
-        do {
-            try stateDirectory.saveLock(orientation, owner: orientation == nil ? nil : lockOwner)
-        } catch {
-            log.warning("rotation lock not persisted: \(error.reason)")
-        }
     }
 }

@@ -25,14 +25,8 @@ extension Daemon {
         case .get:
             if let sensor, sensor.status == .idle {
                 // Idle sensor: sample briefly for a fresh reading (answered within a second).
-                pendingGets.append((client, seq))
+                pendingGets.add(client, seq: seq) { [unowned self] in self.answerPendingGets() }
                 updateDemand()
-                if pendingGetTimer == nil {
-                    pendingGetTimer = loop.schedule(atMs: MonotonicClock.nowMs() + 500) { [unowned self] in
-                        self.pendingGetTimer = nil
-                        self.answerPendingGets()
-                    }
-                }
                 return
             }
             server.send(state.json(seq: seq), to: client)
@@ -111,7 +105,7 @@ extension Daemon {
     }
 
     func clientGone(_ client: ClientConnection) {
-        pendingGets.removeAll { $0.client === client }
+        pendingGets.remove(client)
         // A pending lock still applies (`orientctl lock` does not wait for it);
         // the client's constraints are gone with it.
         if client.pendingLock == nil {

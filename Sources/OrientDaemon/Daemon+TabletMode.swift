@@ -51,22 +51,17 @@ extension Daemon {
         // The angle's sense depends on the z sign, decided with the display's device.
         if hinge.config.zSign != zSign.applied(to: HingeConfig()).zSign { resetHinge() }
         let lid = engine.mountMatrix.apply(sample.vector) * engine.gravity.gain
-        hingeLid = lid
-        if let base = hingeBase { hingeUpdate(atMs: sample.tMs, lid: lid, base: base) }
+        if hinge.lidReading(lid, atMs: sample.tMs) { hingeModeChanged() }
     }
 
     /// A base reading after its mount matrix: paired with the display's latest.
     func hingeBaseReading(_ base: Vector3, atMs t: Double) {
-        hingeBase = base
-        if let lid = hingeLid { hingeUpdate(atMs: t, lid: lid, base: base) }
+        if hinge.baseReading(base, atMs: t) { hingeModeChanged() }
     }
 
-    private func hingeUpdate(atMs t: Double, lid: Vector3, base: Vector3) {
-        let before = hinge.mode
-        if hinge.update(tMs: t, lid: lid, base: base) != before {
-            log.info("tablet mode: \(hinge.mode.rawValue) (hinge at \(hinge.angle.map { formatNumber(($0 * 10).rounded() / 10) } ?? "?")°)")
-            tabletModeChanged()
-        }
+    private func hingeModeChanged() {
+        log.info("tablet mode: \(hinge.mode.rawValue) (hinge at \(hinge.angle.map { formatNumber(($0 * 10).rounded() / 10) } ?? "?")°)")
+        tabletModeChanged()
     }
 
     /// A reading of the base accelerometer (m/s², its sensor frame). Returns
@@ -75,8 +70,7 @@ extension Daemon {
     func baseSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
         broadcastSample(sample, base: true)
         let reading = (hub?.base.mountMatrix ?? .identity).apply(sample.vector)
-        let filtered = baseFiltered.map { $0 + (reading - $0) * 0.5 } ?? reading
-        baseFiltered = filtered
+        let filtered = hinge.filterBase(reading)
         hingeBaseReading(reading, atMs: sample.tMs)
         return (filtered, false)
     }
@@ -92,10 +86,7 @@ extension Daemon {
 
     /// Forgets the hinge's readings and decision (the base stopped, a reload).
     func resetHinge() {
-        hinge = HingeModeDetector(config: zSign.applied(to: HingeConfig()))
-        hingeLid = nil
-        hingeBase = nil
-        baseFiltered = nil
+        hinge = HingePairing(config: zSign.applied(to: HingeConfig()))
     }
 
     /// The policy in force: the config's, else `tablet-mode` where a source

@@ -7,14 +7,19 @@ import OrientAccess
 package import OrientConfig
 import OrientSensors
 import OrientProtocol
-import OrientSensors
 
-/// The daemon: one event loop owning the engine, the socket server, the clients'
-/// constraints, the rotation lock and the sensor source (a trace replay, or the
-/// hardware accelerometer).
+/// The daemon: one event loop, the engine (with the arbiter), and the
+/// components it wires to them, each owning its state: the socket server and
+/// its clients (`SocketServer`, `PendingGets`), the rotation lock
+/// (`RotationLock`), the sensors (`SensorHub`; `GravityNotes` for the learned
+/// g), tablet mode (the hub's switch, `HingePairing`), the D-Bus side
+/// (`SensorProxyBus`), the seat (`SeatOracle`) and a trace replay
+/// (`MockReplay`, `ReplayPace`). The `Daemon+…` files are its concepts: the
+/// requests, who may do what, the environment sensors, tablet mode, status,
+/// systemd, reload and the replay.
 package final class Daemon {
     let options: DaemonOptions
-    private(set) var config: DaemonConfig
+    var config: DaemonConfig
     let log: Log
     let loop: EventLoop
     private(set) var server: SocketServer?
@@ -22,31 +27,21 @@ package final class Daemon {
     private(set) var sensorProxy: SensorProxyBus?
     /// Readings since the sensor last became active (the D-Bus side's first claim waits for one).
     private var readingsSinceActive = 0
-    let stateDirectory: StateDirectory
-    private let output = LineWriter(fd: 1)
-    private(set) var natural: NaturalGeometry
+    let output = LineWriter(fd: 1)
+    var natural: NaturalGeometry
     /// Why `natural` is what it is (`status`): `config`, `drm` or `default`.
-    private(set) var naturalReason: String
+    var naturalReason: String
 
-    private(set) var engine: OrientationEngine
-    private(set) var replay: MockReplay?
-    private var replayTimer: EventLoop.TimerID?
-    private var replayWallStart = 0.0
-    private var replayTraceStart = 0.0
-    var lockOwner: UInt32?
-    /// The pid of the client that set the lock, when one did since the daemon started.
-    var lockSetterPID: Int32?
-    private var exitCode: Int32 = 0
+    var engine: OrientationEngine
+    var replay: MockReplay?
+    /// When the replay's steps are due, once it has started.
+    var replayPace: ReplayPace?
+    /// Who set the rotation lock, and its copy on disk.
+    let lock: RotationLock
     /// The STATUS= line last sent to systemd.
     var lastStatus = ""
     /// Who the seat is (root, logind's active session, `seat-users`).
     let seat: SeatOracle
-    /// Every lock request's order, and the newest one applied.
-    var lockSerial = 0
-    var appliedLockSerial = 0
-    /// The persisted lock is written at most once a second.
-    var lockWriteTimer: EventLoop.TimerID?
-    var lastLockWriteMs = -Double.infinity
     /// The light and proximity readings (Daemon+Environment.swift).
     var environment = EnvironmentReadings()
 
@@ -55,21 +50,12 @@ package final class Daemon {
     /// Every hardware sensor (the accelerometer is `sensor`).
     private(set) var hub: SensorHub?
     private var deadlineTimer: EventLoop.TimerID?
-    /// The learned g last seen from the engine, the one last warned about, and
-    /// the device and calibration it was learned on (Daemon+Gravity.swift).
-    var gravityNoted: Double?
-    var gravityWarned: Double?
-    var gravityDevice: String?
-    var gravityCalibration: AxisCalibration?
-    /// The hinge angle's tablet mode, and the latest display and base readings
-    /// it pairs (panel frames), with the base's low-pass (Daemon+TabletMode.swift).
-    var hinge = HingeModeDetector()
-    var hingeLid: Vector3?
-    var hingeBase: Vector3?
-    var baseFiltered: Vector3?
+    /// What the log has said about the learned g (Daemon+Gravity.swift).
+    var gravityNotes = GravityNotes()
+    /// The hinge angle's tablet mode (Daemon+TabletMode.swift).
+    var hinge = HingePairing(config: HingeConfig())
     /// `get` requests waiting for a fresh reading from an idle sensor.
-    var pendingGets: [(client: ClientConnection, seq: Int64?)] = []
-    var pendingGetTimer: EventLoop.TimerID?
+    let pendingGets: PendingGets
 
     /// The z sign the classifier uses and why (a status line: "z sign and why").
     package var zSign: ZSign {
@@ -83,11 +69,10 @@ package final class Daemon {
         self.config = config
         self.log = log
         loop = try EventLoop()
-        stateDirectory = StateDirectory(path: options.stateDirectory)
         seat = SeatOracle(users: config.seatUsers)
         (natural, naturalReason) = PanelGeometry.natural(config.natural)
-        let stored = stateDirectory.loadLockRecord(warn: log.warning)
-        lockOwner = stored?.owner
+        lock = RotationLock(stateDirectory: StateDirectory(path: options.stateDirectory), loop: loop, log: log)
+        pendingGets = PendingGets(loop: loop)
         var classifier = config.classifier
         if let trace = options.mockTrace {
             let replay = MockReplay(trace: trace, loop: options.loop)
@@ -96,14 +81,14 @@ package final class Daemon {
             classifier = replay.zSign(config.zSign).applied(to: classifier)
             var engine = replay.makeEngine(
                 config: classifier, mountMatrix: config.mountMatrix, natural: natural,
-                defaultAllowed: config.defaultAllowedMask(natural: natural), lock: stored?.orientation)
+                defaultAllowed: config.defaultAllowedMask(natural: natural), lock: lock.stored)
             engine.setLearnsGravity(config.scale == nil)
             self.engine = engine
         } else {
             classifier.onChange = false
             engine = OrientationEngine(
                 classifier: classifier, mountMatrix: config.mountMatrix ?? .identity, natural: natural,
-                defaultAllowed: config.defaultAllowedMask(natural: natural), lock: stored?.orientation,
+                defaultAllowed: config.defaultAllowedMask(natural: natural), lock: lock.stored,
                 sensor: .absent, tMs: MonotonicClock.nowMs(), learnsGravity: config.scale == nil)
         }
         // Until a tablet-mode source is found (`tabletModeChanged`), the configured policy or `always`.
@@ -170,8 +155,8 @@ package final class Daemon {
         if replay != nil { _ = engine.setAutoRotate(autoRotatePolicy.policy, atMs: state.tMs) }
         publish(state)
         if replay != nil {
-            replayWallStart = MonotonicClock.nowMs()
-            replayTraceStart = replay?.trace.samples.first?.tMs ?? 0
+            replayPace = ReplayPace(
+                speed: options.speed, wallStartMs: MonotonicClock.nowMs(), traceStartMs: replay?.trace.samples.first?.tMs ?? 0)
             scheduleReplay()
         } else {
             startHardware()
@@ -185,11 +170,11 @@ package final class Daemon {
         loop.run()
         Systemd.notify("STOPPING=1")
         output.flush()
-        flushLock()
+        lock.flush()
         seat.stopWatching()
         sensorProxy?.close()
         server?.shutdown()
-        return exitCode
+        return 0
     }
 
     var state: StateMessage { engine.state }
@@ -298,15 +283,11 @@ package final class Daemon {
     }
 
     func answerPendingGets() {
-        loop.cancel(pendingGetTimer)
-        pendingGetTimer = nil
-        let waiting = pendingGets
-        pendingGets = []
-        for (client, seq) in waiting where !client.closing { server?.send(state.json(seq: seq), to: client) }
+        for (client, seq) in pendingGets.takeAll() where !client.closing { server?.send(state.json(seq: seq), to: client) }
         updateDemand()
     }
 
-    private var serverLimits: ServerLimits {
+    var serverLimits: ServerLimits {
         var limits = ServerLimits()
         limits.clients = config.limits.clients
         limits.lineLength = config.limits.lineLength
@@ -319,15 +300,12 @@ package final class Daemon {
     /// The sensor clock now: trace time in mock mode, CLOCK_MONOTONIC otherwise.
     var sensorNow: Double {
         guard replay != nil else { return MonotonicClock.nowMs() }
-        if case .factor(let factor) = options.speed {
-            return max(state.tMs, replayTraceStart + (MonotonicClock.nowMs() - replayWallStart) * factor)
-        }
-        return state.tMs
+        return replayPace?.traceNow(latest: state.tMs) ?? state.tMs
     }
 
     // MARK: Publishing
 
-    private func publish(_ message: StateMessage) {
+    func publish(_ message: StateMessage) {
         defer { updateStatus() }
         let line = message.json()
         if options.print {
@@ -345,7 +323,7 @@ package final class Daemon {
 
     // MARK: D-Bus
 
-    private func startSensorProxy() {
+    func startSensorProxy() {
         let proxy = SensorProxyBus(
             loop: loop, log: log, settings: SensorProxyBus.Settings(config: config.dbus, replace: options.replaceBusName),
             reading: sensorProxyReading)
@@ -374,51 +352,6 @@ package final class Daemon {
         if let published = body(&engine) { publish(published) }
     }
 
-    // MARK: Replay
-
-    private func scheduleReplay() {
-        output.flush()
-        if options.print, !output.isOpen {
-            loop.stop()
-            return
-        }
-        guard let t = replay?.nextStepTime(deadline: engine.nextDeadline) else {
-            output.flush()
-            log.info("trace replayed to its end")
-            if options.exitAtEnd { loop.stop() }
-            return
-        }
-        let due: Double
-        switch options.speed {
-        case .max: due = MonotonicClock.nowMs()
-        case .factor(let factor): due = replayWallStart + (t - replayTraceStart) / factor
-        }
-        replayTimer = loop.schedule(atMs: due) { [unowned self] in self.replaySteps() }
-    }
-
-    private func replaySteps() {
-        guard var replay else { return }
-        // At --speed max, yield to clients every few hundred steps.
-        var budget = 512
-        let now = MonotonicClock.nowMs()
-        while budget > 0, let t = replay.nextStepTime(deadline: engine.nextDeadline) {
-            if case .factor(let factor) = options.speed, replayWallStart + (t - replayTraceStart) / factor > now { break }
-            let step = replay.peek(deadline: engine.nextDeadline)
-            if case .reading(let sample) = step { broadcastSample(sample) }
-            if case .environment(let reading) = step { replayEnvironment(reading, unit: replay.trace.lightUnit) }
-            if case .base(let sample) = step {
-                broadcastSample(sample, base: true)
-                hingeBaseReading(replay.trace.baseMountMatrix.apply(sample.vector), atMs: sample.tMs)
-            }
-            if let published = replay.advance(&engine) { publish(published) }
-            if case .reading(let sample) = step { hingeLidSample(sample) }
-            noteGravity()
-            budget -= 1
-        }
-        self.replay = replay
-        scheduleReplay()
-    }
-
     /// A reading to the clients streaming samples: the display's to each
     /// (thinned for all but root), a 2-in-1 base's (`base-sample`) only to
     /// those that take every sample.
@@ -431,69 +364,5 @@ package final class Daemon {
             line = text
             server.send(text, to: client)
         }
-    }
-
-    // MARK: Configuration
-
-    /// Says who the seat is, and warns about configured names that are no user.
-    private func logSeat() {
-        for name in seat.unknownNames { log.warning("seat-users: no user named '\(name.prefix(32))' on this system; ignored") }
-        log.notice("the seat is \(seat.summary)")
-    }
-
-    private func reload() {
-        guard let path = options.configPath else { return }
-        var loaded: (config: DaemonConfig, warnings: [String]) = (DaemonConfig(), [])
-        var info = stat()
-        if !options.configOptional || stat(path, &info) == 0 {
-            do {
-                loaded = try ConfigFile.load(path)
-            } catch {
-                log.error("SIGHUP: \(error.description); keeping the running configuration")
-                return
-            }
-        }
-        for warning in loaded.warnings { log.warning(warning) }
-        let new = loaded.config
-        if new.socket != config.socket { log.notice("SIGHUP: a new socket path takes effect at restart") }
-        config = new
-        if options.logLevelOverride == nil { log.threshold = LogLevel(config: new.logLevel) }
-        server?.limits = serverLimits
-        seat.reconfigure(new.seatUsers)
-        logSeat()
-        (natural, naturalReason) = PanelGeometry.natural(new.natural)
-        let newNatural = natural
-        let classifier =
-            if let replay { replay.classifierConfig(replay.zSign(new.zSign).applied(to: new.classifier)) }
-            else { ZSign.decide(setting: new.zSign, driverName: sensor?.device?.info.name).applied(to: new.classifier) }
-        let now = sensorNow
-        let sensorMatrix = replay?.trace.mountMatrix ?? .identity
-        let defaultAllowed = new.defaultAllowedMask(natural: newNatural)
-        mutateEngine { engine in
-            engine.reconfigure(classifier)
-            engine.setLearnsGravity(new.scale == nil)
-            engine.mountMatrix = new.mountMatrix ?? sensorMatrix
-            return engine.setPolicy(natural: newNatural, defaultAllowed: defaultAllowed, atMs: now)
-        }
-        // Turning the learning off (a `scale` now set) forgets the learned g without a word.
-        gravityNoted = engine.gravity.learned
-        if new.scale != nil { gravityWarned = nil }
-        applyConstraints()
-        hub?.reconfigure(new)
-        resetHinge()
-        tabletModeChanged()
-        updateDemand()
-        sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
-        if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
-        log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")
-    }
-}
-
-extension Daemon {
-    /// A hint for a socket that could not be created by a daemon not running as
-    /// root: the default path is root's.
-    static func socketHint(_ error: ServerError) -> String {
-        guard error.exitCode == 73, geteuid() != 0 else { return "" }
-        return " (not running as root: give --socket a path in a directory you can write, e.g. --socket /tmp/orientd.sock)"
     }
 }

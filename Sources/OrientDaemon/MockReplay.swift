@@ -181,3 +181,27 @@ package struct MockReplay: Sendable {
         }
     }
 }
+
+/// When a replay's steps are due on the wall clock: trace time runs `speed`
+/// times as fast as wall time from the moment the replay started.
+struct ReplayPace {
+    let speed: MockReplay.Speed
+    /// The wall clock (CLOCK_MONOTONIC, ms) and trace time the replay started at.
+    let wallStartMs: Double
+    let traceStartMs: Double
+
+    /// The wall time a step at trace time `t` is due (now, at `--speed max`).
+    func due(_ t: Double) -> Double {
+        switch speed {
+        case .max: MonotonicClock.nowMs()
+        case .factor(let factor): wallStartMs + (t - traceStartMs) / factor
+        }
+    }
+
+    /// The trace time now, never before `latest` (the last step's time, which
+    /// is all `--speed max` has).
+    func traceNow(latest: Double) -> Double {
+        guard case .factor(let factor) = speed else { return latest }
+        return max(latest, traceStartMs + (MonotonicClock.nowMs() - wallStartMs) * factor)
+    }
+}
