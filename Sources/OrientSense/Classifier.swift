@@ -45,19 +45,22 @@ public struct Classifier: Sendable {
     /// The published (proposed) orientation P; `undefined` until the first commit.
     package private(set) var orientation: Orientation = .undefined
     /// The published tilt; `undefined` until the first usable reading.
-    package private(set) var tilt: Tilt = .undefined
+    package internal(set) var tilt: Tilt = .undefined
     /// The applied orientation A, the hysteresis reference (nil at startup).
     package private(set) var applied: Orientation?
     /// The low-pass-filtered vector, nil before the first reading and after `reset`.
     package var filtered: Vector3? { hasFilter ? filter : nil }
 
+    // State the extensions (Classifier+Candidates.swift, Classifier+Tilt.swift)
+    // change is internal; the rest stays private to this file.
+
     // Filter state: `filter` counts only while `hasFilter`.
     private var filter: Vector3 = .zero
     private var hasFilter = false
     private var lastTime: Double = 0
-    private var lastRaw: Vector3 = .zero
-    private var lastRawSquared: Double = 0
-    private var lastRawMagnitude: Double = 0
+    private(set) var lastRaw: Vector3 = .zero
+    private(set) var lastRawSquared: Double = 0
+    private(set) var lastRawMagnitude: Double = 0
     private var cachedDt: Double = -1
     private var cachedDecay: Double = 0
     private var appliedFeedback = false
@@ -70,37 +73,37 @@ public struct Classifier: Sendable {
     private var glance = GlanceHold()
 
     // Steady path: the recent raw readings.
-    private var steady = SteadyWindow()
+    var steady = SteadyWindow()
     private var steadyNow = false
     private var steadyCandidate: Orientation?
 
     // Gates and hold-offs.
-    private var overheadLatched = false
+    var overheadLatched = false
     /// When the overhead latch last set, and whether it expired (an assumed z
     /// sign) and stays off until the tilt comes back above the exit angle.
-    private var overheadSince: Double = 0
-    private var overheadExpired = false
-    private var flatSince: Double?
+    var overheadSince: Double = 0
+    var overheadExpired = false
+    var flatSince: Double?
     /// No commit before this: the latest end of the acceleration, flat and
     /// swing hold-offs (only their latest end matters, so one value keeps it).
-    private var holdUntil = -Double.infinity
+    var holdUntil = -Double.infinity
     private var swing = SwingDetector()
 
     // Published tilt: a new class must hold for the tilt settle time.
-    private var tiltCandidate: Tilt = .undefined
-    private var tiltCandidateSince: Double = 0
+    var tiltCandidate: Tilt = .undefined
+    var tiltCandidateSince: Double = 0
     /// `limits.quietRange(for: tilt)`, kept with `tilt` (lower above upper when nil).
-    private var quietLower = Double.infinity
-    private var quietUpper = -Double.infinity
+    var quietLower = Double.infinity
+    var quietUpper = -Double.infinity
 
     // Derived from the config.
-    private var limits: ClassifierLimits
-    private var slowMemo = CandidateMemo()
-    private var steadyMemo = CandidateMemo()
-    private var rawMemo = CandidateMemo()
-    private var restCone = RestCone()
+    private(set) var limits: ClassifierLimits
+    var slowMemo = CandidateMemo()
+    var steadyMemo = CandidateMemo()
+    var rawMemo = CandidateMemo()
+    var restCone = RestCone()
     /// Whether this evaluation's steady candidate came from the rest cone alone.
-    private var restConeHeld = false
+    var restConeHeld = false
 
     /// What a plot of a replay shows beside the published state: the raw
     /// readings' candidate and since when, the filtered path's candidate, the
@@ -157,12 +160,6 @@ public struct Classifier: Sendable {
         }
         if let d = deadline, d <= lastTime { return lastTime }
         return deadline
-    }
-
-    private mutating func setQuietTilt() {
-        let range = limits.quietRange(for: tilt)
-        quietLower = range?.lowerBound ?? .infinity
-        quietUpper = range?.upperBound ?? -.infinity
     }
 
     /// Feeds one reading (m/s², panel frame). Non-finite, all-zero or implausibly
@@ -365,197 +362,11 @@ public struct Classifier: Sendable {
             orientationChanged: committed != nil, tiltChanged: tiltChanged, path: committed)
     }
 
-    /// The filtered vector's candidate, decided afresh and remembered (kept out
-    /// of line: the memo nearly always answers).
-    @inline(never)
-    private mutating func filteredCandidate(_ f: Vector3, magnitude: Double) -> Orientation? {
-        var angles = AngleReading(f, magnitude: magnitude, zSign: config.zSign)
-        let k = candidate(&angles, requireNear: nil)
-        slowMemo.remember(k, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
-        return k
-    }
-
-    /// The candidate of the newest raw reading, decided afresh unless the memo
-    /// answers (kept out of line).
-    @inline(never)
-    private mutating func rawCandidate() -> Orientation? {
-        let a = lastRaw
-        if let recalled = rawMemo.recall(
-            a, squaredLength: lastRawSquared, applied: applied, overheadLatched: overheadLatched) {
-            return recalled.candidate
-        }
-        var angles = AngleReading(a, magnitude: lastRawMagnitude, zSign: config.zSign)
-        let k = candidate(&angles, requireNear: nil)
-        rawMemo.remember(k, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
-        return k
-    }
-
-    /// The candidate of the steady window's mean, while the window is steady.
-    @inline(__always)
-    private mutating func steadyWindowCandidate() -> Orientation? {
-        // At rest at the current orientation, the cone alone decides (`RestCone`;
-        // it is forgotten whenever P, A or the overhead latch changes).
-        if restCone.holds(cone: steady.coneSerial, cosSpread: steady.cosSpread) {
-            restConeHeld = true
-            return orientation
-        }
-        let k = steadySumCandidate()
-        if k == orientation, applied == orientation, !overheadLatched,
-            restCone.mayMeasure(cone: steady.coneSerial, orientation: orientation),
-            let turns = orientation.quarterTurns,
-            let region = limits.restRegion(quarterTurns: turns, allowUpsideDown: config.allowUpsideDown) {
-            restCone.measure(
-                cone: steady.coneSerial, axis: steady.axis, cosSpread: steady.cosSpread,
-                orientation: orientation, region: region, zSign: config.zSign)
-        }
-        return k
-    }
-
-    /// The candidate of the steady window's mean, from its running sum unless
-    /// it comes too near a limit.
-    @inline(never)
-    private mutating func steadySumCandidate() -> Orientation? {
-        // The window's running sum decides, unless it comes too near a limit.
-        let sum = steady.approximateSum
-        if let recalled = steadyMemo.recall(
-            sum, squaredLength: (sum * sum).sum(), applied: applied, overheadLatched: overheadLatched) {
-            return recalled.candidate
-        }
-        var approximate = AngleReading(approximating: sum, zSign: config.zSign)
-        var k = candidate(&approximate, requireNear: limits.steadyAccept)
-        if approximate.isUndecided {
-            let mean = steady.mean()
-            var angles = AngleReading(mean, magnitude: length(mean), zSign: config.zSign)
-            k = candidate(&angles, requireNear: limits.steadyAccept)
-            steadyMemo.remember(k, for: angles, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
-        } else {
-            steadyMemo.remember(
-                k, for: approximate, zSign: config.zSign, applied: applied, overheadLatched: overheadLatched)
-        }
-        return k
-    }
-
     private mutating func commit(_ k: Orientation) {
         orientation = k
         if !appliedFeedback { applied = k }
         restCone.forget()
         pending = nil
         steadyCandidate = nil
-    }
-
-    /// The overhead latch and the flat hold-off, for a tilt of sine `sinTilt`.
-    @inline(__always)
-    private mutating func updateTiltGates(t: Double, sinTilt: Double) {
-        if limits.overheadEnter.isAtOrAbove(tiltOfSine: sinTilt) {
-            if !overheadLatched, !overheadExpired {
-                restCone.forget()
-                overheadLatched = true
-                overheadSince = t
-            }
-        } else if limits.overheadExit.isReached(byTiltOfSine: sinTilt) {
-            if overheadLatched { restCone.forget() }
-            overheadLatched = false
-            overheadExpired = false
-        }
-        // With an assumed z sign the "overhead" reading may be a device tilted
-        // back in the hand: the latch holds only briefly.
-        if overheadLatched, !config.zSignKnown, t - overheadSince >= config.overheadExpiryMs {
-            restCone.forget()
-            overheadLatched = false
-            overheadExpired = true
-        }
-        let flatSine = config.zSignKnown ? sinTilt : abs(sinTilt)
-        if limits.flat.isReached(byTiltOfSine: flatSine) {
-            let since = flatSince ?? t
-            flatSince = since
-            if t - since >= config.flatTimeMs {
-                holdUntil = max(holdUntil, t + config.holdAfterFlatMs)
-            }
-        } else {
-            flatSince = nil
-        }
-    }
-
-    /// The tilt class of φ, moving off the current class only past the hysteresis
-    /// band and after the class has held for the tilt settle time.
-    @inline(__always)
-    private mutating func publishTilt(sinTilt: Double, at t: Double) -> Bool {
-        // Nearly always φ stays in the published class, which sin φ tells.
-        if limits.clearlyInside(tilt, sinTilt: sinTilt) {
-            tiltCandidate = .undefined
-            return false
-        }
-        func classify(_ p: Double) -> Tilt {
-            let size = abs(p)
-            if size <= config.tiltedDeg { return .vertical }
-            if size < config.faceDeg { return p > 0 ? .tiltedUp : .tiltedDown }
-            return p > 0 ? .faceUp : .faceDown
-        }
-        let phi = tiltDegrees(sine: sinTilt)
-        let proposed = classify(phi)
-        guard proposed != tilt else {
-            tiltCandidate = .undefined
-            return false
-        }
-        if tilt != .undefined {
-            let h = config.tiltHysteresisDeg
-            guard classify(phi - h) == proposed, classify(phi + h) == proposed else { return false }
-            if tiltCandidate != proposed {
-                tiltCandidate = proposed
-                tiltCandidateSince = t
-            }
-            guard t - tiltCandidateSince >= config.tiltSettleMs - 1e-9 else { return false }
-        }
-        tilt = proposed
-        setQuietTilt()
-        tiltCandidate = .undefined
-        return true
-    }
-
-    /// The accepted candidate for a vector with angles `angles`, or nil (a gate
-    /// closed or θ lies in the hysteresis dead zone). `requireNear` additionally
-    /// demands θ within that distance of the candidate's centre. The tilt gates
-    /// come first, so θ is not looked at for a device lying flat.
-    ///
-    /// `mutating` only so that it reads the classifier in place: a non-mutating
-    /// method called from a mutating one gets a copy of `self` on every reading.
-    private mutating func candidate(_ angles: inout AngleReading, requireNear: TurnLimit?) -> Orientation? {
-        angles.resetSlack()
-        if overheadLatched || angles.tilt(above: limits.maxTilt) || angles.tilt(below: limits.minusMaxTilt) {
-            return nil
-        }
-        // Below the overhead angle only a known z sign rules a candidate out;
-        // an assumed one leaves it to the (expiring) latch.
-        if config.zSignKnown, angles.tilt(atMost: limits.overheadEnter) { return nil }
-        var turns = angles.nearestQuarterTurns()
-        var k = Orientation(quarterTurns: turns)
-        if let a = applied, let aTurns = a.quarterTurns {
-            switch ((turns - aTurns) % 4 + 4) % 4 {
-            case 0:
-                guard angles.distance(toQuarterTurns: aTurns, atMost: limits.stay) else { return nil }
-            case 2:
-                if angles.distance(toQuarterTurns: turns, above: limits.oppositeAccept) {
-                    // Between the adjacent and opposite zones: fall back to the nearer neighbour of A.
-                    let left = aTurns + 1, right = aTurns + 3
-                    turns = angles.isCloser(toQuarterTurns: left, thanTo: right) ? left : right
-                    k = Orientation(quarterTurns: turns)
-                }
-                guard angles.distance(toQuarterTurns: aTurns, atLeast: limits.leave) else { return nil }
-            default:
-                guard angles.distance(toQuarterTurns: aTurns, atLeast: limits.leave) else { return nil }
-            }
-        } else {
-            guard angles.distance(toQuarterTurns: turns, atMost: limits.initialAccept) else { return nil }
-        }
-        if let near = requireNear, angles.distance(toQuarterTurns: turns, above: near) { return nil }
-        let range = limits.tiltRange(quarterTurns: turns)
-        if !(angles.tilt(atLeast: range.min) && angles.tilt(atMost: range.max)) {
-            // An assumed z sign: the tilt limits hold for the tilt of either sign.
-            guard !config.zSignKnown else { return nil }
-            let mirrored = limits.mirroredTiltRange(quarterTurns: turns)
-            guard angles.tilt(atLeast: mirrored.min), angles.tilt(atMost: mirrored.max) else { return nil }
-        }
-        if k == .bottomUp, !config.allowUpsideDown { return nil }
-        return k
     }
 }
