@@ -139,9 +139,11 @@ class Log:
                 self._cond.wait(remaining)
 
     def close(self, timeout=5.0):
-        """Reads to the end (the writer has exited), then closes the pipe."""
+        """Reads to the end (the writer has exited), then closes the pipe; left
+        open if something the writer started still holds it after `timeout` s."""
         self._thread.join(timeout)
-        self._stream.close()
+        if not self._thread.is_alive():
+            self._stream.close()
 
 
 class Child:
