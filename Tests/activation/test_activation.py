@@ -5,28 +5,18 @@ prefixes when JOURNAL_STREAM names stderr.
 
 Run: /usr/bin/python3 -m unittest discover -s Tests/activation -v
 """
-import json
 import os
-import signal
+import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
+from pathlib import Path
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ORIENTD = os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "debug", "orientd"))
-DEMO = os.path.join(ROOT, "traces", "demo.trace")
-
-
-def wait_for(condition, timeout=5.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))  # orientd_harness
+from orientd_harness import DEMO, ORIENTD, START_S, OrientdTestCase, stop_process, wait_until  # noqa: E402
 
 
 class NotifySocket:
@@ -57,71 +47,33 @@ class NotifySocket:
         self.sock.close()
 
 
-def read_line(sock, timeout=5.0):
-    data = b""
-    deadline = time.monotonic() + timeout
-    while not data.endswith(b"\n"):
-        sock.settimeout(max(0.01, deadline - time.monotonic()))
-        chunk = sock.recv(1)
-        if not chunk:
-            break
-        data += chunk
-    return data.decode()
-
-
-class ActivationTests(unittest.TestCase):
+class ActivationTests(OrientdTestCase):
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="orientd-activation-")
-        self.socket_path = os.path.join(self.dir, "orientd.sock")
-        self.notify = NotifySocket(os.path.join(self.dir, "notify.sock"))
-        self.process = None
-        self.clients = []
-
-    def tearDown(self):
-        if self.process:
-            if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait()
-            self.process.stderr.close()
-        for client in self.clients:
-            client.close()
-        self.notify.close()
+        super().setUp()
+        self.notify = NotifySocket(os.path.join(self.workdir, "notify.sock"))
+        self.addCleanup(self.notify.close)
 
     def start(self, *arguments, watchdog_usec=None):
-        env = dict(os.environ, NOTIFY_SOCKET=self.notify.path)
-        env.pop("ORIENTD_SOCKET", None)
-        passed = ["-E", "NOTIFY_SOCKET"]
+        """orientd behind systemd-socket-activate, passed NOTIFY_SOCKET (and WATCHDOG_USEC)."""
+        env = dict(self.environment(), NOTIFY_SOCKET=self.notify.path)
+        passed = ["NOTIFY_SOCKET"]
         if watchdog_usec:
             env["WATCHDOG_USEC"] = str(watchdog_usec)
-            passed += ["-E", "WATCHDOG_USEC"]
-        self.process = subprocess.Popen(
-            ["systemd-socket-activate", "-l", self.socket_path, *passed, ORIENTD,
-             "--state-dir", os.path.join(self.dir, "state"), *arguments],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        wait_for(lambda: os.path.exists(self.socket_path), what="the activation socket")
-
-    def connect(self):
-        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        client.connect(self.socket_path)
-        self.clients.append(client)
-        hello = json.loads(read_line(client))
-        self.assertEqual(hello["type"], "hello")
-        return client
+            passed.append("WATCHDOG_USEC")
+        self.start_daemon(*arguments, env=env, activate=passed)
 
     def test_serves_clients_on_the_socket_systemd_passed(self):
         """the daemon serves clients on the passed socket and leaves the socket file alone on exit"""
         self.start("--mock", DEMO, "--loop", "--speed", "5")
         client = self.connect()
-        client.sendall(b'{"op":"get","seq":7}\n')
-        state = json.loads(read_line(client))
+        client.send({"op": "get", "seq": 7})
+        state = client.next_message(START_S)
         self.assertEqual((state["type"], state["seq"], state["sensor"]), ("state", 7, "mock"))
         client.close()
-        self.process.send_signal(signal.SIGTERM)
-        self.assertEqual(self.process.wait(timeout=5), 0)
-        stderr = self.process.stderr.read().decode()
-        self.assertIn("socket activation", stderr)
+        self.assertEqual(self.daemon.stop(timeout=5), 0)
+        self.assertIn("socket activation", self.daemon.log())
         # systemd owns the socket file; the daemon must not unlink it.
-        self.assertTrue(os.path.exists(self.socket_path))
+        self.assertTrue(os.path.exists(self.daemon.socket))
 
     def test_notifies_ready_status_watchdog_and_stopping(self):
         """READY=1 and STATUS= arrive once listening, WATCHDOG=1 repeats, STOPPING=1 on SIGTERM"""
@@ -132,15 +84,14 @@ class ActivationTests(unittest.TestCase):
         # Pings at half the interval: several within a second.
         self.assertTrue(
             self.notify.collect(lambda lines: lines.count("WATCHDOG=1") >= 3, timeout=2.0), self.notify.messages)
-        self.process.send_signal(signal.SIGTERM)
-        self.assertEqual(self.process.wait(timeout=5), 0)
+        self.assertEqual(self.daemon.stop(timeout=5), 0)
         self.assertTrue(self.notify.collect(lambda lines: "STOPPING=1" in lines, timeout=2.0), self.notify.messages)
 
     def test_status_names_the_subscribers(self):
         """STATUS= follows the number of subscribers"""
         self.start("--mock", DEMO, "--loop", "--speed", "5")
         client = self.connect()
-        client.sendall(b'{"op":"subscribe"}\n')
+        client.send({"op": "subscribe"})
         self.assertTrue(
             self.notify.collect(lambda lines: any("1 subscriber;" in line for line in lines)), self.notify.messages)
 
@@ -155,7 +106,10 @@ class ActivationTests(unittest.TestCase):
 
 class JournalPrefixTests(unittest.TestCase):
     def run_orientd(self, journal):
+        # A raw Popen: JOURNAL_STREAM must name the very pipe that is stderr,
+        # which the harness's Orientd makes only as it starts the daemon.
         directory = tempfile.mkdtemp(prefix="orientd-journal-")
+        self.addCleanup(shutil.rmtree, directory, ignore_errors=True)
         read_end, write_end = os.pipe()
         env = dict(os.environ)
         env.pop("ORIENTD_SOCKET", None)
@@ -169,9 +123,8 @@ class JournalPrefixTests(unittest.TestCase):
              "--mock", DEMO, "--loop", "--speed", "5"],
             env=env, stdout=subprocess.DEVNULL, stderr=write_end)
         os.close(write_end)
-        wait_for(lambda: os.path.exists(os.path.join(directory, "s.sock")), what="the socket")
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=5)
+        wait_until(lambda: os.path.exists(os.path.join(directory, "s.sock")), START_S, "the socket")
+        stop_process(process, timeout=5)
         with os.fdopen(read_end) as stderr:
             return stderr.read().splitlines()
 

@@ -7,74 +7,25 @@ so `monitor-sensor`, `gdbus --system` and `busctl --system` talk to it as they
 would to the machine's. The fake accelerometer is the umockdev harness's.
 """
 
-import os
 import re
-import select
 import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "umockdev"))
+sys.path.insert(0, str(HERE.parent / "umockdev"))  # harness: the testbed, and through it the shared harness
 
-from harness import REPO, DaemonTestCase, wait_until  # noqa: E402
+from harness import REPO, DaemonTestCase, wait_until  # noqa: E402,F401
+from orientd_harness import Child, PrivateSystemBus  # noqa: E402
 
 from gi.repository import Gio, GLib  # noqa: E402
 
 NAME = "net.hadess.SensorProxy"
 PATH = "/net/hadess/SensorProxy"
 IFACE = "net.hadess.SensorProxy"
-POLICY = REPO / "systemd" / "orientd-dbus.conf"
 HID = "hid-sensor-hub-accel_3d.umockdev"
 LEFT_UP_RAW = {"x": 256, "y": 0, "z": 0}
 NORMAL_RAW = {"x": 0, "y": -256, "z": 0}
-
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={socket}</listen>
-  <auth>EXTERNAL</auth>
-  <!-- The system bus's defaults (Debian's /usr/share/dbus-1/system.conf). -->
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
-  </policy>
-  <!-- The fake polkit (python-dbusmock) and its control interface. -->
-  <policy user="root">
-    <allow own="org.freedesktop.PolicyKit1"/>
-    <allow send_destination="org.freedesktop.PolicyKit1"/>
-  </policy>
-  <include>{policy}</include>
-{extra}
-</busconfig>
-"""
-
-
-class PrivateSystemBus:
-    def __init__(self, workdir, extra=""):
-        config = Path(workdir) / "bus.conf"
-        config.write_text(BUS_CONFIG.format(socket=Path(workdir) / "bus.sock", policy=POLICY, extra=extra))
-        self.process = subprocess.Popen(["dbus-daemon", "--config-file", str(config), "--nofork", "--print-address"],
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        self.address = self.process.stdout.readline().decode().strip()
-        if not self.address:
-            raise RuntimeError("dbus-daemon printed no address")
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait()
 
 
 class BusClient:
@@ -161,9 +112,7 @@ class SensorProxyTestCase(DaemonTestCase):
                 pass
 
     def environment(self):
-        env = self.sysfs.environment()
-        env["DBUS_SYSTEM_BUS_ADDRESS"] = self.bus.address
-        return env
+        return dict(super().environment(), DBUS_SYSTEM_BUS_ADDRESS=self.bus.address)
 
     def start_proxy(self, *extra_args, config=None):
         (Path(self.workdir) / "orientd.conf").write_text(
@@ -201,26 +150,16 @@ class SensorProxyTestCase(DaemonTestCase):
         wait_until(lambda: self.claimers() == count, timeout, f"{count} claimers", detail=self.daemon.log_tail)
 
 
-class MonitorSensor:
+class MonitorSensor(Child):
     """iio-sensor-proxy's `monitor-sensor` as a client: its output, line by line."""
 
     def __init__(self, env):
-        self.process = subprocess.Popen(["monitor-sensor"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.lines = []
-        self._pending = b""
+        super().__init__(["monitor-sensor"], env=env, output="both")
 
-    def printed(self, pattern, timeout=5):
-        """Waits for a line matching `pattern` (AssertionError at the deadline, with the output so far)."""
-        def seen():
-            ready, _, _ = select.select([self.process.stdout], [], [], 0.05)
-            if ready:
-                self._pending += os.read(self.process.stdout.fileno(), 4096)
-                *complete, self._pending = self._pending.split(b"\n")
-                self.lines.extend(line.decode(errors="replace").rstrip() for line in complete)
-            return any(re.search(pattern, line) for line in self.lines)
-        wait_until(seen, timeout, f"monitor-sensor to print /{pattern}/", detail=lambda: "\n".join(self.lines))
+    @property
+    def lines(self):
+        return self.output.lines()
 
-    def stop(self):
-        self.process.kill()
-        self.process.wait()
-        self.process.stdout.close()
+    def printed(self, pattern, timeout=5, count=1):
+        """Waits for the `count`th line matching `pattern` (AssertionError at the deadline, with the output so far)."""
+        self.wait_for_log(pattern, timeout, count)

@@ -7,13 +7,11 @@ connections talk to it; python-dbusmock plays polkit.
 
 import os
 import re
-import select
 import shutil
-import subprocess
 import time
 import unittest
 
-from bus import (HID, REPO, IFACE, LEFT_UP_RAW, NAME, NORMAL_RAW, PATH, BusClient, GLib, SensorProxyTestCase,
+from bus import (HID, REPO, IFACE, LEFT_UP_RAW, NAME, NORMAL_RAW, PATH, Child, GLib, SensorProxyTestCase,
                  dbus_error_name, wait_until)
 
 COMPASS_PATH = PATH + "/Compass"
@@ -70,19 +68,14 @@ class IntrospectionTests(SensorProxyTestCase):
         self.start_proxy()
         ours = self.introspect_members()
         self.daemon.stop()
-        self.daemon = None
-        env = self.environment()
-        log = open(os.path.join(self.workdir, "peer.log"), "wb")
-        self.addCleanup(log.close)
-        process = subprocess.Popen([peer, "-v"], env=env, stdout=log, stderr=log)
-        self.addCleanup(lambda: (process.terminate(), process.wait()))
+        peer = Child([peer, "-v"], env=self.environment(), output="both")
+        self.addCleanup(peer.stop)
         probe = self.client()
 
         def owned():
             return probe.call("NameHasOwner", GLib.Variant("(s)", (NAME,)), interface="org.freedesktop.DBus",
                               path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")[0]
-        wait_until(owned, 10, "iio-sensor-proxy to own the name",
-                   detail=lambda: open(os.path.join(self.workdir, "peer.log"), errors="replace").read()[-2000:])
+        wait_until(owned, 10, "iio-sensor-proxy to own the name", detail=peer.log_tail)
         theirs = self.introspect_members()
         self.assertEqual([m for m in ours if "AccelerometerTilt" not in m], theirs)
 
@@ -281,10 +274,9 @@ class PolkitTests(SensorProxyTestCase):
     bus_extra = AS_GEOCLUE
 
     def start_polkit(self, allowed):
-        env = self.client_environment()
-        polkit = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--template", "polkitd", "--system"], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.addCleanup(lambda: (polkit.terminate(), polkit.wait()))
+        polkit = Child(["/usr/bin/python3", "-m", "dbusmock", "--template", "polkitd", "--system"],
+                       env=self.client_environment())
+        self.addCleanup(polkit.stop)
         probe = self.client()
 
         def owned():

@@ -4,13 +4,8 @@ laptop mode and turn it once the machine is folded (the kernel's
 SW_TABLET_MODE switch, devices/input-tablet-switch.* under Tests/umockdev).
 """
 
-import os
-import sys
-
 from bus import HID, LEFT_UP_RAW, SensorProxyTestCase
-
-sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "umockdev"))
-import evdev_support as ev  # noqa: E402
+import evdev_support as ev  # (bus puts Tests/umockdev on the path)
 
 
 class TabletModeBusTests(SensorProxyTestCase):

@@ -29,12 +29,14 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent.parent
-BUILD = Path(os.environ.get("ORIENTD_BUILD_DIR", REPO / ".build" / "debug"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))  # orientd_harness
+from orientd_harness import BUILD, REPO  # noqa: E402
+
 LANGUAGES = {"sh", "shell", "bash", "console"}
 MARKER = re.compile(r"^<!--\s*illustrative\b.*-->\s*$")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w-]*)")

@@ -9,7 +9,7 @@ import os
 import socket
 import time
 
-from support import RIGHT_UP, Constraint, Daemon, FakeTools, Follow, TempDirTest, run_follow, wait_for
+from support import RIGHT_UP, Constraint, FakeTools, Follow, FollowTestCase, run_follow, wait_until
 
 HYPR_MONITORS = '[{"id":0,"name":"DP-1"},{"id":1,"name":"eDP-1","transform":0}]'
 NIRI_OUTPUTS = '{"DP-2":{"name":"DP-2"},"eDP-1":{"name":"eDP-1"}}'
@@ -41,20 +41,19 @@ MATRIX = {
 SEQUENCE = ["left-up", "normal", "bottom-up", "right-up"]
 
 
-class FakeBackendTest(TempDirTest):
+class FakeBackendTest(FollowTestCase):
     #: What the fake tools print, by command line.
     REPLIES = REPLIES
 
     def setUp(self):
         super().setUp()
-        self.tools = FakeTools(self.dir, self.REPLIES)
-        self.daemon = Daemon(self.dir)
-        self.addCleanup(self.daemon.stop)
-        self.daemon.effective("left-up")
+        self.tools = FakeTools(self.workdir, self.REPLIES)
+        self.start_mock()
+        self.effective("left-up")
 
     def follow(self, args, **variables):
-        env = self.tools.env(XDG_RUNTIME_DIR=self.dir, **variables)
-        follow = Follow(self.daemon, args, env, self.dir)
+        env = self.tools.env(XDG_RUNTIME_DIR=self.workdir, **variables)
+        follow = Follow(self.daemon, args, env)
         self.addCleanup(follow.stop)
         return follow
 
@@ -85,7 +84,7 @@ class BackendSequenceTests(FakeBackendTest):
         self.assertIn("backend hyprland", follow.log())
 
     def test_niri_sets_the_output_transform(self):
-        self.follow([], NIRI_SOCKET=os.path.join(self.dir, "niri.sock"), WAYLAND_DISPLAY="wayland-1")
+        self.follow([], NIRI_SOCKET=os.path.join(self.workdir, "niri.sock"), WAYLAND_DISPLAY="wayland-1")
         calls = self.drive([2, 1, 1, 1])
         self.assertEqual(calls, [["niri", "msg", "--json", "outputs"]] + [
             ["niri", "msg", "output", "eDP-1", "transform", t] for t in ["90", "normal", "180", "270"]])
@@ -112,7 +111,7 @@ class BackendSequenceTests(FakeBackendTest):
         self.assertEqual(calls, expected)
 
     def test_exec_template_gets_the_values_as_placeholders_and_in_the_environment(self):
-        record = os.path.join(self.dir, "hook")
+        record = os.path.join(self.workdir, "hook")
         template = ("echo {previous} {orientation} {transform} {xrandr} {output}"
                     " $PREV_ORIENTATION $ORIENTATION $ORIENTD_TRANSFORM $ORIENTD_XRANDR $ORIENTD_OUTPUT >> " + record)
         follow = self.follow(["--exec", template, "--output", "eDP-1"])
@@ -123,10 +122,10 @@ class BackendSequenceTests(FakeBackendTest):
             with open(record) as f:
                 return f.read().splitlines()
 
-        wait_for(lambda: len(lines()) == 1, what="the hook for left-up")
+        wait_until(lambda: len(lines()) == 1, 10, "the hook for left-up")
         for orientation, count in zip(SEQUENCE[1:], [2, 3, 4]):
             self.daemon.orientctl("lock", orientation)
-            wait_for(lambda: len(lines()) == count, what=f"the hook for {orientation}")
+            wait_until(lambda: len(lines()) == count, 10, f"the hook for {orientation}")
         self.assertEqual(lines(), [
             "undefined left-up 90 left eDP-1 undefined left-up 90 left eDP-1",
             "left-up normal 0 normal eDP-1 left-up normal 0 normal eDP-1",
@@ -166,10 +165,10 @@ class RobustnessTests(FakeBackendTest):
         self.daemon.stop()
         time.sleep(0.3)  # follow has nothing to do while orientd is away: no call may appear
         self.assertEqual(len(self.tools.calls()), 2)
-        self.assertIsNone(follow.process.poll(), "follow keeps running while orientd is away")
-        self.daemon.start(RIGHT_UP)  # normal for its first 100 ms, then right-up
-        wait_for(lambda: self.tools.calls()[-1] == ["niri", "msg", "output", "eDP-1", "transform", "270"],
-                 what="right-up to be applied after orientd's return")
+        self.assertTrue(follow.alive(), "follow keeps running while orientd is away")
+        self.start_mock(RIGHT_UP)  # normal for its first 100 ms, then right-up
+        wait_until(lambda: self.tools.calls()[-1] == ["niri", "msg", "output", "eDP-1", "transform", "270"], 10,
+                   "right-up to be applied after orientd's return")
         # Depending on when the client reconnects it sees the trace's first 100 ms of normal or not.
         self.assertIn([c[-1] for c in self.tools.calls()[2:]], (["270"], ["normal", "270"]))
 
@@ -178,13 +177,13 @@ class RobustnessTests(FakeBackendTest):
         follow = self.follow(["--backend", "niri"])
         follow.wait_log("orientd unavailable: no socket at")
         self.assertIn("; waiting for orientd", follow.log())
-        self.assertIsNone(follow.process.poll())
-        self.daemon.start()
-        wait_for(lambda: self.tools.calls()[-1:] == [["niri", "msg", "output", "eDP-1", "transform", "90"]],
-                 what="left-up to be applied once orientd is there")
+        self.assertTrue(follow.alive())
+        self.start_mock()
+        wait_until(lambda: self.tools.calls()[-1:] == [["niri", "msg", "output", "eDP-1", "transform", "90"]], 10,
+                   "left-up to be applied once orientd is there")
 
     def test_the_compositor_going_away_and_coming_back_gets_the_orientation_again(self):
-        path = os.path.join(self.dir, "niri.sock")
+        path = os.path.join(self.workdir, "niri.sock")
         listener = socket.socket(socket.AF_UNIX)
         listener.bind(path)
         follow = self.follow([], NIRI_SOCKET=path)
@@ -200,14 +199,14 @@ class RobustnessTests(FakeBackendTest):
         self.assertIn("niri.sock is back; applying the orientation again", follow.log())
 
     def test_a_compositor_that_stays_away_ends_follow(self):
-        path = os.path.join(self.dir, "niri.sock")
+        path = os.path.join(self.workdir, "niri.sock")
         listener = socket.socket(socket.AF_UNIX)
         listener.bind(path)
         follow = self.follow(["--compositor-timeout", "0.5"], NIRI_SOCKET=path)
         self.tools.wait_calls(2)
         listener.close()
         os.unlink(path)
-        self.assertEqual(follow.process.wait(timeout=10), 0)
+        self.assertEqual(follow.wait_exit(10), 0)
         self.assertIn("the compositor did not come back within 0.5 s; stopping", follow.log())
 
     def test_a_hanging_command_is_killed_and_never_holds_up_the_latest_orientation(self):
@@ -240,7 +239,7 @@ class RobustnessTests(FakeBackendTest):
         self.tools.fail("niri", on=False)
         follow.wait_log("transform normal: exit 0")
         self.assertEqual(self.tools.calls()[-1], ["niri", "msg", "output", "eDP-1", "transform", "normal"])
-        self.assertIsNone(follow.process.poll())
+        self.assertTrue(follow.alive())
 
 
 class ErrorTests(FakeBackendTest):

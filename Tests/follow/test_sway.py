@@ -12,11 +12,10 @@ Run: /usr/bin/python3 -m unittest discover -s Tests/follow -v
 import json
 import os
 import shutil
-import signal
 import subprocess
 import unittest
 
-from support import Constraint, Daemon, Follow, TempDirTest, wait_for
+from support import Constraint, Follow, FollowTestCase, stop_process, wait_until
 
 #: A uid with no account, so sway runs unprivileged and owns nothing else.
 SWAY_UID = int(os.environ.get("ORIENTD_TEST_SWAY_UID", "61414"))
@@ -49,7 +48,7 @@ class HeadlessSway:
                 ["setpriv", f"--reuid={SWAY_UID}", f"--regid={SWAY_UID}", "--clear-groups", "sway", "-d", "-c", self.config],
                 env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         try:
-            wait_for(lambda: self.process.poll() is not None or self.outputs(), timeout=20, what="sway's IPC socket")
+            wait_until(lambda: self.process.poll() is not None or self.outputs(), 20, "sway's IPC socket")
         except AssertionError:
             pass
         if self.process.poll() is not None or not self.outputs():
@@ -58,13 +57,8 @@ class HeadlessSway:
         return None
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        if self.process:
+            stop_process(self.process)
         if os.path.exists(self.socket):
             os.unlink(self.socket)  # sway takes SWAYSOCK only when it is free
 
@@ -94,30 +88,34 @@ def expected(orientation):
     return (transform, HEIGHT, WIDTH) if sideways else (transform, WIDTH, HEIGHT)
 
 
+def shows(sway, follow, orientation):
+    """Waits until `sway` shows `orientation` on HEADLESS-1."""
+    want = expected(orientation)
+    wait_until(lambda: sway.panel() == want, 10, f"sway to show {orientation} {want}",
+               detail=lambda: f"it shows {sway.panel()}; follow's log:\n{follow.log()}")
+
+
 @unittest.skipUnless(shutil.which("sway") and shutil.which("swaymsg") and shutil.which("setpriv"),
                      "sway, swaymsg or setpriv is missing: install the Debian packages sway and util-linux (make deps)")
-class SwayTests(TempDirTest):
+class SwayTests(FollowTestCase):
     def setUp(self):
         super().setUp()
         if os.geteuid() != 0:
             self.skipTest("running sway as another uid needs root (setpriv)")
-        self.sway = HeadlessSway(self.dir)
+        self.sway = HeadlessSway(self.workdir)
         failure = self.sway.start()
         if failure:
             self.skipTest(f"headless sway cannot start here: {failure}")
         self.addCleanup(self.sway.stop)
-        self.daemon = Daemon(self.dir)
-        self.addCleanup(self.daemon.stop)
-        self.daemon.effective("left-up")
+        self.start_mock()
+        self.effective("left-up")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "SWAYSOCK": self.sway.socket,
                "XDG_RUNTIME_DIR": self.sway.runtime}
-        self.follow = Follow(self.daemon, ["--output", "HEADLESS-1", "--disable-keyboard", "--disable-touchpad"], env, self.dir)
+        self.follow = Follow(self.daemon, ["--output", "HEADLESS-1", "--disable-keyboard", "--disable-touchpad"], env)
         self.addCleanup(self.follow.stop)
 
     def shows(self, orientation):
-        want = expected(orientation)
-        wait_for(lambda: self.sway.panel() == want, what=f"sway to show {orientation} {want}, it shows {self.sway.panel()}; "
-                                                         f"follow's log:\n{self.follow.log()}")
+        shows(self.sway, self.follow, orientation)
 
     def test_sway_follows_the_sensor_a_constraint_and_the_lock(self):
         self.shows("left-up")  # the sensor
@@ -161,5 +159,5 @@ class SwayTests(TempDirTest):
         self.shows("left-up")
         self.follow.wait_log("is back; applying the orientation again")
         # The transform comes first; touch is mapped again right after it, in the new sway.
-        wait_for(lambda: self.sway.log().count("Handling command 'input type:touch map_to_output HEADLESS-1'") == 2,
-                 what="touch to be mapped again in the new sway")
+        wait_until(lambda: self.sway.log().count("Handling command 'input type:touch map_to_output HEADLESS-1'") == 2,
+                   10, "touch to be mapped again in the new sway")

@@ -1,18 +1,20 @@
 """`tracegen plot` renders a replay as an SVG that librsvg (rsvg-convert) draws."""
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
+from pathlib import Path
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TRACEGEN = os.path.join(ROOT, ".build", "debug", "tracegen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))  # orientd_harness
+from orientd_harness import TRACEGEN, TRACES  # noqa: E402
 
 
 class PlotTests(unittest.TestCase):
     def test_a_recorded_trace_renders_to_a_png(self):
         with tempfile.TemporaryDirectory(prefix="orientd-plot-") as tmp:
             svg, png = os.path.join(tmp, "plot.svg"), os.path.join(tmp, "plot.png")
-            trace = os.path.join(ROOT, "traces", "recorded", "chromeos", "chromeos_verticalhinge.trace")
+            trace = TRACES / "recorded" / "chromeos" / "chromeos_verticalhinge.trace"
             subprocess.run([TRACEGEN, "plot", trace, "-o", svg], check=True, timeout=120)
             text = open(svg, encoding="utf-8").read()
             self.assertIn("chromeos_verticalhinge.trace: lid open 360 deg", text)

@@ -18,17 +18,17 @@ import json
 import os
 import shutil
 import signal
-import socket
 import stat
 import subprocess
-import tempfile
+import sys
 import time
 import unittest
+from pathlib import Path
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ORIENTD = os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "debug", "orientd"))
-DEMO = os.path.join(ROOT, "traces", "demo.trace")
-CALL = os.path.join(ROOT, "traces", "call-and-dark-room.trace")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))  # orientd_harness
+from orientd_harness import DEMO, TRACES, OrientdTestCase, stop_process, wait_until  # noqa: E402
+
+CALL = TRACES / "call-and-dark-room.trace"
 PYTHON = "/usr/bin/python3"
 
 NOBODY = 65534
@@ -101,16 +101,6 @@ sys.stdin.read()
 """
 
 
-def wait_for(condition, timeout=10.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def read(path):
     with open(path) as f:
         return f.read()
@@ -155,8 +145,7 @@ class Client:
             try:
                 self.process.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+                stop_process(self.process, signal.SIGKILL)
         self.process.stdout.close()
         self.process.stderr.close()
 
@@ -171,64 +160,37 @@ def write_still_trace(path, rate_hz, seconds):
 
 
 @unittest.skipUnless(CAN_SWITCH_UID, "needs root, setpriv and /usr/bin/python3 to run clients as other uids")
-class SecurityTestCase(unittest.TestCase):
+class SecurityTestCase(OrientdTestCase):
     """Starts one daemon per test in a private directory reachable by every uid."""
 
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="orientd-security-")
-        os.chmod(self.dir, 0o755)
-        self.socket_path = os.path.join(self.dir, "orientd.sock")
-        self.state_dir = os.path.join(self.dir, "state")
-        self.config_path = os.path.join(self.dir, "orientd.conf")
-        self.process = None
-        self.stderr_path = os.path.join(self.dir, "stderr")
-        self.clients = []
+        super().setUp()
+        os.chmod(self.workdir, 0o755)
+        self.socket_path = os.path.join(self.workdir, "orientd.sock")
+        self.state_dir = os.path.join(self.workdir, "state")
+        self.config_path = os.path.join(self.workdir, "orientd.conf")
         self.children = []
+        self.addCleanup(self._end_children)
 
-    def tearDown(self):
-        for client in self.clients:
-            client.close()
+    def _end_children(self):
         for child in self.children:
-            if child.poll() is None:
-                child.kill()
-            child.wait()
+            stop_process(child, signal.SIGKILL)
             for stream in (child.stdin, child.stdout):
                 if stream:
                     stream.close()
-        self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
     def start(self, config="", trace=DEMO, socket_path=None, state_dir=None, wait=True, umask=0o077):
         with open(self.config_path, "w") as f:
             f.write(config)
         self.socket_path = socket_path or self.socket_path
-        self.stderr_file = open(self.stderr_path, "w")
-        env = dict(os.environ)
-        env.pop("ORIENTD_SOCKET", None)
-        self.process = subprocess.Popen(
-            [ORIENTD, "--mock", trace, "--loop", "--socket", self.socket_path,
-             "--state-dir", state_dir or self.state_dir, "--config", self.config_path],
-            stdout=subprocess.DEVNULL, stderr=self.stderr_file, env=env, preexec_fn=lambda: os.umask(umask))
-        if wait:
-            wait_for(lambda: os.path.exists(self.socket_path) or self.process.poll() is not None,
-                     what="the daemon's socket")
-            self.assertIsNone(self.process.poll(), self.stderr())
+        self.start_daemon("--mock", trace, "--loop", "--config", self.config_path, socket=self.socket_path,
+                          state_dir=state_dir or self.state_dir, wait=wait, umask=umask)
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.process:
-            self.stderr_file.close()
-        self.process = None
+        self.daemon.stop()
 
     def stderr(self):
-        with open(self.stderr_path) as f:
-            return f.read()
+        return self.daemon.log()
 
     def client(self, uid):
         client = Client(self.socket_path, uid)
@@ -246,8 +208,8 @@ class SecurityTestCase(unittest.TestCase):
         with open(self.config_path, "w") as f:
             f.write(config)
         before = self.stderr().count("configuration reloaded")
-        self.process.send_signal(signal.SIGHUP)
-        wait_for(lambda: self.stderr().count("configuration reloaded") > before, what="the reload")
+        self.daemon.process.send_signal(signal.SIGHUP)
+        self.daemon.wait_for_log("configuration reloaded", timeout=10, count=before + 1)
 
     def assertRefused(self, reply, key):
         self.assertEqual((reply.get("type"), reply.get("code")), ("error", "not-permitted"), reply)
@@ -275,7 +237,7 @@ class PolicyTests(SecurityTestCase):
         self.assertEqual(root.request(op="get")["allowed"], ["normal", "left-up", "bottom-up", "right-up"])
         self.assertEqual(seat.request(op="constrain", id="x", allow=["left-up", "bottom-up"]), {"type": "ok"})
         self.assertEqual(root.request(op="constrain", id="r", allow=["left-up"]), {"type": "ok"})
-        wait_for(lambda: root.request(op="get")["allowed"] == ["left-up"], what="both constraints to apply")
+        wait_until(lambda: root.request(op="get")["allowed"] == ["left-up"], 10, "both constraints to apply")
         # Releasing is always allowed: it only removes the caller's own constraint.
         self.assertEqual(nobody.request(op="release", id="x")["code"], "unknown-id")
 
@@ -316,17 +278,17 @@ class PolicyTests(SecurityTestCase):
         self.assertRefused(user.request(op="constrain", id="x", allow=["right-up"]), "constrain-permission")
         self.reload(SEAT_CONFIG)
         self.assertEqual(user.request(op="constrain", id="x", allow=["right-up"]), {"type": "ok"})
-        wait_for(lambda: root.request(op="get")["allowed"] == ["right-up"], what="the seat user's constraint")
+        wait_until(lambda: root.request(op="get")["allowed"] == ["right-up"], 10, "the seat user's constraint")
         self.reload("")
-        wait_for(lambda: root.request(op="get")["allowed"] == ["normal", "left-up", "bottom-up", "right-up"],
-                 what="the former seat user's constraint to stop counting")
+        wait_until(lambda: root.request(op="get")["allowed"] == ["normal", "left-up", "bottom-up", "right-up"], 10,
+                   "the former seat user's constraint to stop counting")
 
     def test_policies_can_be_opened_and_closed(self):
         """constrain-permission = anyone lets nobody constrain; samples-permission = off refuses even root"""
         self.start("[daemon]\nconstrain-permission = anyone\nsamples-permission = off\n")
         nobody, root = self.client(NOBODY), self.client(0)
         self.assertEqual(nobody.request(op="constrain", id="x", allow=["bottom-up"]), {"type": "ok"})
-        wait_for(lambda: root.request(op="get")["allowed"] == ["bottom-up"], what="nobody's constraint")
+        wait_until(lambda: root.request(op="get")["allowed"] == ["bottom-up"], 10, "nobody's constraint")
         self.assertRefused(root.request(op="samples"), "samples-permission")
 
     def test_sensors_are_for_root_and_the_seat(self):
@@ -380,7 +342,7 @@ class SampleCapTests(SecurityTestCase):
     def test_samples_to_others_than_root_are_capped(self):
         """samples-permission = seat: the seat user gets at most samples-rate a second (sensor clock),
         root every sample of a 200 Hz sensor"""
-        trace = os.path.join(self.dir, "still-200hz.trace")
+        trace = os.path.join(self.workdir, "still-200hz.trace")
         write_still_trace(trace, 200, 10)
         self.start(SEAT_CONFIG + "samples-permission = seat\n[limits]\nsamples-rate = 50\n", trace=trace)
         seat, root = self.client(SEAT_USER), self.client(0)
@@ -438,7 +400,7 @@ class RateLimitTests(SecurityTestCase):
         # A reply buffer large enough that the flapper, whose replies a Python
         # thread drains, is never disconnected for not reading them.
         self.start(SEAT_CONFIG + "[limits]\nchanges-per-second = 10\nreply-buffer = 16777216\n",
-                   trace=os.path.join(ROOT, "traces", "cardinal-normal.trace"))
+                   trace=TRACES / "cardinal-normal.trace")
         subscriber = self.client(0)
         subscriber.request(op="subscribe")
         flapper = self.spawn(SEAT_USER, FLAPPER, 2)
@@ -479,7 +441,7 @@ class RateLimitTests(SecurityTestCase):
         # tens of thousands an unbounded client causes.
         self.assertLessEqual(len(states), 10 * elapsed + 10 + 5, f"{len(states)} states in {elapsed:.1f} s")
         self.assertLessEqual(len(inodes), elapsed + 2, f"the lock file was rewritten {len(inodes)} times")
-        wait_for(lambda: read(lock_file).startswith("right-up\n"), what="the last lock on disk")
+        wait_until(lambda: read(lock_file).startswith("right-up\n"), 10, "the last lock on disk")
         print(f"\nsecurity/flap: {sent} requests in 2 s gave {len(states)} states and "
               f"{len(inodes)} lock file rewrites in {elapsed:.1f} s", flush=True)
 
@@ -492,21 +454,21 @@ class FileTests(SecurityTestCase):
 
     def test_a_socket_directory_owned_by_another_user_is_refused(self):
         """the daemon will not listen in a directory nobody owns"""
-        directory = os.path.join(self.dir, "foreign")
+        directory = os.path.join(self.workdir, "foreign")
         os.mkdir(directory)
         os.chown(directory, NOBODY, NOBODY)
         self.start("", socket_path=os.path.join(directory, "orientd.sock"), wait=False)
-        self.assertEqual(self.process.wait(timeout=10), 73)
+        self.assertEqual(self.daemon.wait_exit(10), 73)
         self.assertIn(f"{directory} is owned by uid {NOBODY}", self.stderr())
         self.assertFalse(os.path.exists(os.path.join(directory, "orientd.sock")))
 
     def test_a_world_writable_socket_directory_needs_the_sticky_bit(self):
         """0777 is refused, 1777 (like /tmp) is not"""
-        directory = os.path.join(self.dir, "shared")
+        directory = os.path.join(self.workdir, "shared")
         os.mkdir(directory)
         os.chmod(directory, 0o777)
         self.start("", socket_path=os.path.join(directory, "orientd.sock"), wait=False)
-        self.assertEqual(self.process.wait(timeout=10), 73)
+        self.assertEqual(self.daemon.wait_exit(10), 73)
         self.assertIn("without the sticky bit", self.stderr())
         self.stop()
         os.chmod(directory, 0o1777)
@@ -514,13 +476,13 @@ class FileTests(SecurityTestCase):
 
     def test_a_symlink_at_the_socket_path_is_left_alone(self):
         """a symlink planted at the socket path is not followed, replaced or chmodded"""
-        victim = os.path.join(self.dir, "victim")
+        victim = os.path.join(self.workdir, "victim")
         with open(victim, "w") as f:
             f.write("precious\n")
         os.chmod(victim, 0o600)
         os.symlink(victim, self.socket_path)
         self.start("", wait=False)
-        self.assertEqual(self.process.wait(timeout=10), 73)
+        self.assertEqual(self.daemon.wait_exit(10), 73)
         self.assertEqual(stat.S_IMODE(os.stat(victim).st_mode), 0o600)
         self.assertTrue(os.path.islink(self.socket_path))
 
@@ -536,12 +498,12 @@ class FileTests(SecurityTestCase):
         self.assertIsNone(self.client(0).request(op="get")["locked"])
         self.lock_as(0, "left-up")
         lock = os.path.join(self.state_dir, "lock")
-        wait_for(lambda: stat.S_ISREG(os.lstat(lock).st_mode), what="a regular lock file")
+        wait_until(lambda: stat.S_ISREG(os.lstat(lock).st_mode), 10, "a regular lock file")
 
     def plant_symlink(self, name, target_text):
         """A state directory whose `name` is a symlink to a file outside it holding `target_text`."""
         os.mkdir(self.state_dir, 0o700)
-        target = os.path.join(self.dir, "outside")
+        target = os.path.join(self.workdir, "outside")
         with open(target, "w") as f:
             f.write(target_text)
         os.symlink(target, os.path.join(self.state_dir, name))
@@ -553,7 +515,7 @@ class FileTests(SecurityTestCase):
         self.start("")
         self.lock_as(0, "left-up")
         lock = os.path.join(self.state_dir, "lock")
-        wait_for(lambda: os.path.exists(lock), what="the lock file")
+        wait_until(lambda: os.path.exists(lock), 10, "the lock file")
         self.assertEqual(read(victim), "precious\n")
         info = os.lstat(lock)
         self.assertTrue(stat.S_ISREG(info.st_mode))
@@ -572,13 +534,13 @@ class FileTests(SecurityTestCase):
         with open(os.path.join(self.state_dir, "lock"), "w") as f:
             f.write("SECRET-WORDS-FROM-ELSEWHERE\n")
         self.start("")
-        wait_for(lambda: "not an orientation name" in self.stderr(), what="the warning")
+        wait_until(lambda: "not an orientation name" in self.stderr(), 10, "the warning")
         self.assertNotIn("SECRET", self.stderr())
 
     def test_state_directories_another_user_could_write_are_not_used(self):
         """a state directory owned by nobody, group- or world-writable, or a symlink, is neither read nor
         written: the daemon starts unlocked, says why, and keeps serving"""
-        real = os.path.join(self.dir, "real-state")
+        real = os.path.join(self.workdir, "real-state")
         os.mkdir(real, 0o700)
         cases = {
             "owned by nobody": lambda path: (os.mkdir(path, 0o700), os.chown(path, NOBODY, NOBODY)),
@@ -587,7 +549,7 @@ class FileTests(SecurityTestCase):
         }
         for name, make in cases.items():
             with self.subTest(name):
-                path = os.path.join(self.dir, name.replace(" ", "-"))
+                path = os.path.join(self.workdir, name.replace(" ", "-"))
                 make(path)
                 target = real if os.path.islink(path) else path
                 with open(os.path.join(target, "lock"), "w") as f:
@@ -597,7 +559,7 @@ class FileTests(SecurityTestCase):
                 client = self.client(0)
                 self.assertIsNone(client.request(op="get")["locked"])
                 self.assertEqual(client.request(op="lock", orientation="bottom-up"), {"type": "ok"})
-                wait_for(lambda: "rotation lock not persisted" in self.stderr(), what="the refusal to persist")
+                wait_until(lambda: "rotation lock not persisted" in self.stderr(), 10, "the refusal to persist")
                 self.assertEqual(read(os.path.join(target, "lock")), "left-up\n")
                 client.close()
                 self.clients.remove(client)
@@ -608,7 +570,7 @@ class FileTests(SecurityTestCase):
         self.start("", umask=0)
         self.lock_as(0, "right-up")
         lock = os.path.join(self.state_dir, "lock")
-        wait_for(lambda: os.path.exists(lock), what="the lock file")
+        wait_until(lambda: os.path.exists(lock), 10, "the lock file")
         self.assertEqual(stat.S_IMODE(os.stat(self.state_dir).st_mode), 0o700)
         self.assertEqual(stat.S_IMODE(os.stat(lock).st_mode), 0o600)
 

@@ -19,12 +19,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
-import unittest
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))  # orientd_harness
+from orientd_harness import REPO, TRACES, Orientd  # noqa: E402,F401 (TRACES, Orientd: for test_units)
+
 SYSTEMD_DIR = REPO / "systemd"
 MAN_DIR = REPO / "man"
 UMOCKDEV_DIR = REPO / "Tests" / "umockdev"

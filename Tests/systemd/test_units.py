@@ -7,9 +7,7 @@ fails here; lower the constant when a change improves it.
 
 import re
 import shlex
-import subprocess
 import tempfile
-import time
 import unittest
 from pathlib import Path
 
@@ -19,6 +17,8 @@ from support import (
     SOCKET,
     SYSUSERS,
     RULES,
+    TRACES,
+    Orientd,
     exposed_checks,
     exposure,
     installed_tree,
@@ -28,18 +28,6 @@ from support import (
     unit_value,
     unit_values,
 )
-
-TRACES = Path(__file__).resolve().parent.parent.parent / "traces"
-
-
-def wait_for(condition, timeout=10.0):
-    """Polls `condition` until it holds or `timeout` seconds pass; returns whether it held."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
 
 #: `systemd-analyze security --offline=true` exposure of orientd.service (buffered capture).
 SERVICE_EXPOSURE_TARGET = 1.2
@@ -206,21 +194,16 @@ class ServiceContentTests(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="orientd-reload.") as scratch:
             config = Path(scratch) / "orientd.conf"
             config.write_text("[orientation]\nnatural = portrait\n")
-            log = open(Path(scratch) / "stderr", "w+")
-            daemon = subprocess.Popen(
-                [str(tree.path(f"{tree.sbindir}/orientd")), "--mock", str(TRACES / "brisk90.trace"), "--loop",
-                 "--socket", f"{scratch}/s.sock", "--state-dir", scratch, "--config", str(config)],
-                stdout=subprocess.DEVNULL, stderr=log)
+            daemon = Orientd(scratch, "--mock", TRACES / "brisk90.trace", "--loop", "--config", config,
+                             binary=tree.path(f"{tree.sbindir}/orientd"), state_dir=scratch)
             try:
-                self.assertTrue(wait_for(lambda: "listening" in Path(log.name).read_text()), Path(log.name).read_text())
+                daemon.wait_for_log("listening", timeout=10)
                 reload = run(argv, env={"MAINPID": str(daemon.pid), "PATH": "/nonexistent"})
                 self.assertEqual(reload.returncode, 0, reload.stderr)
-                self.assertTrue(wait_for(lambda: "reloaded" in Path(log.name).read_text()), Path(log.name).read_text())
-                self.assertIsNone(daemon.poll(), "the daemon must still run after a reload")
+                daemon.wait_for_log("reloaded", timeout=10)
+                self.assertTrue(daemon.alive(), "the daemon must still run after a reload")
             finally:
-                daemon.terminate()
-                daemon.wait(timeout=10)
-                log.close()
+                daemon.stop()
 
     def test_the_polling_dropin_restores_read_only_sys_and_private_devices(self):
         """orientd-polling.conf sets ProtectKernelTunables=yes and PrivateDevices=yes, and drops char-iio and char-input."""

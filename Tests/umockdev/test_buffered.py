@@ -18,24 +18,17 @@ bottom-up and fail.
 """
 
 import importlib.util
-import json
 import os
-import re
-import select
 import shutil
 import signal
-import socket
-import subprocess
-import tempfile
-import threading
 import time
 import unittest
 from pathlib import Path
 
+from harness import ORIENTD, OrientdTestCase, wait_until
+
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
 FIXTURES = HERE / "buffered"
-ORIENTD = Path(os.environ.get("ORIENTD", REPO / ".build" / "debug" / "orientd"))
 UMOCKDEV_RUN = shutil.which("umockdev-run")
 CONFIG = "[orientation]\nnatural = portrait\n"
 
@@ -45,125 +38,27 @@ spec.loader.exec_module(make_fixtures)
 TURNS = make_fixtures.TURN_SEQUENCE  # what every *-turns.script shows: normal, left-up, right-up
 
 
-class StderrLog:
-    """The daemon's (and umockdev-run's) stderr, line by line, each line with
-    the monotonic time it arrived; read by one thread, so nothing is buffered
-    out of sight."""
+@unittest.skipUnless(UMOCKDEV_RUN, "umockdev-run is not installed (Debian package umockdev)")
+class BufferedTestCase(OrientdTestCase):
+    """orientd under `umockdev-run -d DEVICE -s /dev/iio:device0=SCRIPT`: the
+    testbed is umockdev-run's own (a script is replayed from the moment the
+    daemon opens the node, which the harness's testbed in this process cannot
+    do), so umockdev-run wraps orientd, in a session of its own so that a hung
+    pair is killed together."""
 
-    def __init__(self, stream):
-        self._stream = stream
-        self._lines = []
-        self._cond = threading.Condition()
-        self._closed = False
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
+    @classmethod
+    def setUpClass(cls):
+        if not ORIENTD.is_file():
+            raise AssertionError(f"{ORIENTD} is missing: build first (swift build)")
 
-    def _run(self):
-        for raw in iter(self._stream.readline, b""):
-            with self._cond:
-                self._lines.append((time.monotonic(), raw.decode("utf-8", "replace").rstrip("\n")))
-                self._cond.notify_all()
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-
-    def lines(self):
-        with self._cond:
-            return [line for _, line in self._lines]
-
-    def text(self):
-        return "\n".join(self.lines())
-
-    def wait_for(self, pattern, timeout):
-        """(arrival time, line) of the first line matching `pattern`, or None at the deadline or EOF."""
-        regex = re.compile(pattern)
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for stamp, line in self._lines:
-                    if regex.search(line):
-                        return stamp, line
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self._closed:
-                    return None
-                self._cond.wait(remaining)
-
-    def wait_count(self, pattern, count, timeout):
-        """The number of lines matching `pattern` once there are `count` of them, or at the deadline or EOF."""
-        regex = re.compile(pattern)
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                found = sum(1 for _, line in self._lines if regex.search(line))
-                remaining = deadline - time.monotonic()
-                if found >= count or remaining <= 0 or self._closed:
-                    return found
-                self._cond.wait(remaining)
-
-    def join(self, timeout):
-        self._thread.join(timeout)
-
-
-class Client:
-    """One socket connection: JSON lines out, JSON lines in, unbuffered, with deadlines."""
-
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.sock.setblocking(False)
-        self._pending = b""
-
-    def send(self, message):
-        self.sock.sendall((json.dumps(message) + "\n").encode())
-
-    def read(self, timeout):
-        """The next message, or None when nothing complete arrives in time (or at EOF)."""
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._pending:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            readable, _, _ = select.select([self.sock], [], [], remaining)
-            if not readable:
-                return None
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return None
-            self._pending += chunk
-        line, self._pending = self._pending.split(b"\n", 1)
-        return json.loads(line)
-
-    def close(self):
-        self.sock.close()
-
-
-class Daemon:
-    """orientd under `umockdev-run -d DEVICE -s /dev/iio:device0=SCRIPT`."""
-
-    def __init__(self, test, device, script):
-        self.test = test
-        self.tmp = Path(tempfile.mkdtemp(prefix="orientd-buffered-"))
-        self.socket_path = str(self.tmp / "s.sock")
-        (self.tmp / "orientd.conf").write_text(CONFIG)
+    def start_buffered(self, device, script):
         self.device = FIXTURES / f"{device}.umockdev"
         self.syspath = next(line[3:] for line in self.device.read_text().splitlines() if line.startswith("P: "))
-        command = [UMOCKDEV_RUN, "-d", str(self.device), "-s", f"/dev/iio:device0={FIXTURES / script}", "--",
-                   str(ORIENTD), "--socket", self.socket_path, "--state-dir", str(self.tmp / "state"),
-                   "--config", str(self.tmp / "orientd.conf"), "--log-level", "info"]
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, start_new_session=True)
-        self.log = StderrLog(self.process.stderr)
-        self.clients = []
-        test.addCleanup(self.stop)
-        if self.log.wait_for(r"listening on ", 10) is None:
-            test.fail(f"orientd did not start listening within 10 s:\n{self.log.text()}")
-
-    def connect(self):
-        client = Client(self.socket_path)
-        self.clients.append(client)
-        hello = client.read(5)
-        self.test.assertEqual((hello or {}).get("type"), "hello", f"no hello from orientd:\n{self.log.text()}")
-        return client
+        config = Path(self.workdir, "orientd.conf")
+        config.write_text(CONFIG)
+        wrapper = [UMOCKDEV_RUN, "-d", self.device, "-s", f"/dev/iio:device0={FIXTURES / script}", "--"]
+        return self.start_daemon("--config", config, "--log-level", "info", wrapper=wrapper, new_session=True,
+                                 timeout=10)
 
     def subscribe(self):
         client = self.connect()
@@ -172,7 +67,7 @@ class Daemon:
 
     def umockdev_dir(self):
         """The testbed root umockdev-run gave orientd (read from its environment)."""
-        pid = self.process.pid
+        pid = self.daemon.pid
         try:
             children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
         except OSError:
@@ -182,11 +77,11 @@ class Daemon:
             for entry in environ:
                 if entry.startswith(b"UMOCKDEV_DIR="):
                     return Path(entry.split(b"=", 1)[1].decode())
-        self.test.fail(f"no UMOCKDEV_DIR in the environment of umockdev-run's children {children}")
+        self.fail(f"no UMOCKDEV_DIR in the environment of umockdev-run's children {children}")
 
     def orientd_pid(self):
         """The pid of orientd itself: the child of umockdev-run running .build's binary."""
-        pid = self.process.pid
+        pid = self.daemon.pid
         for proc_dir in Path("/proc").iterdir():
             if proc_dir.name.isdigit() and self._ppid(proc_dir) == pid:
                 try:
@@ -194,7 +89,7 @@ class Daemon:
                         return int(proc_dir.name)
                 except OSError:
                     continue
-        self.test.fail(f"no {ORIENTD.name} among umockdev-run's children")
+        self.fail(f"no {ORIENTD.name} among umockdev-run's children")
 
     def mapped_files(self):
         """The files mapped into orientd (/proc/PID/maps), by base name."""
@@ -218,30 +113,9 @@ class Daemon:
         return path.read_bytes().rstrip(b"\0\n ").decode()
 
     def wait_sysfs(self, expected, timeout):
-        """Waits until every attribute in `expected` reads its value; returns what was read last."""
-        deadline = time.monotonic() + timeout
-        while True:
-            seen = {name: self.sysfs(name) for name in expected}
-            if seen == expected or time.monotonic() >= deadline:
-                return seen
-            time.sleep(0.02)  # polling a file written by another process: no event to wait on
-
-    def stop(self):
-        """SIGTERM (umockdev-run forwards it to orientd); returns the exit status."""
-        for client in self.clients:
-            client.close()
-        self.clients = []
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
-        self.log.join(5)
-        self.process.stderr.close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-        return self.process.returncode
+        """Waits until every attribute in `expected` reads its value."""
+        wait_until(lambda: {name: self.sysfs(name) for name in expected} == expected, timeout, f"sysfs {expected}",
+                   detail=lambda: f"read {({name: self.sysfs(name) for name in expected})}\n{self.daemon.log_tail()}")
 
 
 def watch_physical(client, expected, timeout):
@@ -251,7 +125,7 @@ def watch_physical(client, expected, timeout):
     seen, last = [], None
     deadline = time.monotonic() + timeout
     while seen != expected and seen == expected[:len(seen)]:
-        message = client.read(max(0.0, deadline - time.monotonic()))
+        message = client.next_message(max(0.0, deadline - time.monotonic()))
         if message is None:
             break
         if message.get("type") != "state":
@@ -263,25 +137,19 @@ def watch_physical(client, expected, timeout):
     return seen, last
 
 
-@unittest.skipUnless(UMOCKDEV_RUN, "umockdev-run is not installed (Debian package umockdev)")
-class BufferedCaptureTests(unittest.TestCase):
+class BufferedCaptureTests(BufferedTestCase):
     """Scan decoding, the 500 ms fallback and the scan-element bookkeeping."""
 
-    @classmethod
-    def setUpClass(cls):
-        if not ORIENTD.is_file():
-            raise AssertionError(f"{ORIENTD} is missing: build first (swift build)")
-
     def assert_turns_through_the_buffer(self, device):
-        daemon = Daemon(self, device, f"{device}-turns.script")
-        client = daemon.subscribe()
+        daemon = self.start_buffered(device, f"{device}-turns.script")
+        client = self.subscribe()
         seen, last = watch_physical(client, TURNS, timeout=10)
-        self.assertEqual(seen, TURNS, f"published physical orientations; stderr:\n{daemon.log.text()}")
+        self.assertEqual(seen, TURNS, f"published physical orientations; stderr:\n{daemon.log()}")
         self.assertEqual(last["orientation"], "right-up")
         self.assertEqual(last["sensor"], "active")
-        self.assertIsNone(daemon.process.poll(), f"orientd exited:\n{daemon.log.text()}")
+        self.assertTrue(daemon.alive(), f"orientd exited:\n{daemon.log()}")
         status = daemon.stop()
-        log = daemon.log.lines()
+        log = daemon.output.lines()
         self.assertEqual(status, 0, "\n".join(log))
         self.assertTrue(any("buffered capture started" in line for line in log), "\n".join(log))
         self.assertFalse([line for line in log if "poll" in line], "polled although the buffer delivered")
@@ -299,23 +167,20 @@ class BufferedCaptureTests(unittest.TestCase):
         self.assert_turns_through_the_buffer("bmc150-s12le-timestamp")
 
     def assert_falls_back_to_polling(self, script):
-        daemon = Daemon(self, "bma255-s12le-rawleft", script)
-        client = daemon.subscribe()
-        started = daemon.log.wait_for(r"buffered capture started", 5)
-        self.assertIsNotNone(started, daemon.log.text())
-        fallback = daemon.log.wait_for(r"polling instead", 5)
-        self.assertIsNotNone(fallback, f"no fallback to polling:\n{daemon.log.text()}")
-        gap = fallback[0] - started[0]
+        daemon = self.start_buffered("bma255-s12le-rawleft", script)
+        client = self.subscribe()
+        started = daemon.wait_for_log(r"buffered capture started")
+        fallback = daemon.wait_for_log(r"polling instead")  # the fallback to polling
+        gap = fallback.time - started.time
         self.assertGreaterEqual(gap, 0.4, f"fell back after {gap:.3f} s, before the 500 ms grace")
         self.assertLessEqual(gap, 1.5, f"fell back only after {gap:.3f} s")
         seen, last = watch_physical(client, ["left-up"], timeout=5)
-        self.assertEqual(seen, ["left-up"], f"classified from the raw attributes; stderr:\n{daemon.log.text()}")
+        self.assertEqual(seen, ["left-up"], f"classified from the raw attributes; stderr:\n{daemon.log()}")
         self.assertEqual(last["sensor"], "active")
         # Polling now: the buffer and its scan elements are switched off again.
-        off = {"buffer/enable": "0", "scan_elements/in_accel_x_en": "0",
-               "scan_elements/in_accel_y_en": "0", "scan_elements/in_accel_z_en": "0"}
-        self.assertEqual(daemon.wait_sysfs(off, 2), off)
-        self.assertEqual(daemon.stop(), 0, daemon.log.text())
+        self.wait_sysfs({"buffer/enable": "0", "scan_elements/in_accel_x_en": "0",
+                         "scan_elements/in_accel_y_en": "0", "scan_elements/in_accel_z_en": "0"}, 2)
+        self.assertEqual(daemon.stop(), 0, daemon.log())
 
     def test_a_buffer_that_delivers_nothing_falls_back_to_polling_within_500_ms(self):
         """An empty script: 'polling instead' about 500 ms after 'buffered capture started', raw attributes classified."""
@@ -327,99 +192,94 @@ class BufferedCaptureTests(unittest.TestCase):
 
     def test_a_buffer_that_delivered_nothing_is_not_tried_again_at_the_next_claim_until_a_reload(self):
         """After one silent buffer (bmc150 with no interrupt line), the next claim polls at once; SIGHUP gives the buffer another chance."""
-        daemon = Daemon(self, "bma255-s12le-rawleft", "empty.script")
-        client = daemon.subscribe()
-        self.assertIsNotNone(daemon.log.wait_for(r"polling instead", 5), daemon.log.text())
-        self.assertEqual(watch_physical(client, ["left-up"], timeout=5)[0], ["left-up"], daemon.log.text())
+        daemon = self.start_buffered("bma255-s12le-rawleft", "empty.script")
+        client = self.subscribe()
+        daemon.wait_for_log(r"polling instead")
+        self.assertEqual(watch_physical(client, ["left-up"], timeout=5)[0], ["left-up"], daemon.log())
         client.close()
-        daemon.clients.remove(client)
+        self.clients.remove(client)
 
         def claims_until_left_up():
-            client = daemon.subscribe()
+            client = self.subscribe()
             seen, _ = watch_physical(client, ["left-up"], timeout=5)
-            self.assertEqual(seen, ["left-up"], daemon.log.text())
+            self.assertEqual(seen, ["left-up"], daemon.log())
             client.close()
-            daemon.clients.remove(client)
+            self.clients.remove(client)
 
         # Released (nothing enabled), then claimed again: polled straight away.
         off = {"buffer/enable": "0", "scan_elements/in_accel_x_en": "0"}
-        self.assertEqual(daemon.wait_sysfs(off, 3), off)
+        self.wait_sysfs(off, 3)
         claims_until_left_up()
-        notice = daemon.log.wait_for(r"its buffer delivered nothing last time; polling \(until udev reports a change\)", 5)
-        self.assertIsNotNone(notice, daemon.log.text())
-        started = [line for line in daemon.log.lines() if "buffered capture started" in line]
-        self.assertEqual(len(started), 1, f"the buffer was tried again:\n{daemon.log.text()}")
+        daemon.wait_for_log(r"its buffer delivered nothing last time; polling \(until udev reports a change\)")
+        started = [line for line in daemon.output.lines() if "buffered capture started" in line]
+        self.assertEqual(len(started), 1, f"the buffer was tried again:\n{daemon.log()}")
 
         # A reload forgets it: the claim after it tries the buffer again.
-        os.kill(daemon.orientd_pid(), signal.SIGHUP)
-        self.assertIsNotNone(daemon.log.wait_for(r"configuration reloaded", 5), daemon.log.text())
-        self.assertEqual(daemon.wait_sysfs(off, 3), off)
+        os.kill(self.orientd_pid(), signal.SIGHUP)
+        daemon.wait_for_log(r"configuration reloaded")
+        self.wait_sysfs(off, 3)
         claims_until_left_up()
-        self.assertEqual(daemon.log.wait_count(r"buffered capture started", 2, 5), 2,
-                         f"after SIGHUP the buffer was not tried again:\n{daemon.log.text()}")
-        self.assertEqual(daemon.stop(), 0, daemon.log.text())
+        daemon.wait_for_log(r"buffered capture started", count=2)  # after SIGHUP the buffer is tried again
+        self.assertEqual(daemon.stop(), 0, daemon.log())
 
     def test_an_on_change_buffer_that_is_slow_to_start_is_polled_until_it_delivers_then_read_again(self):
         """A HID accelerometer (in_accel_hysteresis) whose first scan comes 3 s late: polled after the 1.5 s grace
         (left-up from the raw attributes), the buffer kept, and read from again once it delivers (normal)"""
-        daemon = Daemon(self, "hid-sensor-accel-3d-onchange", "hid-sensor-accel-3d-onchange-late.script")
-        client = daemon.subscribe()
-        started = daemon.log.wait_for(r"buffered capture started", 5)
-        self.assertIsNotNone(started, daemon.log.text())
-        polling = daemon.log.wait_for(r"the buffer delivered nothing in 1500 ms; polling until it does", 5)
-        self.assertIsNotNone(polling, daemon.log.text())
-        self.assertGreaterEqual(polling[0] - started[0], 1.4, "the on-change grace is 1.5 s")
+        daemon = self.start_buffered("hid-sensor-accel-3d-onchange", "hid-sensor-accel-3d-onchange-late.script")
+        client = self.subscribe()
+        started = daemon.wait_for_log(r"buffered capture started")
+        polling = daemon.wait_for_log(r"the buffer delivered nothing in 1500 ms; polling until it does")
+        self.assertGreaterEqual(polling.time - started.time, 1.4, "the on-change grace is 1.5 s")
         seen, _ = watch_physical(client, ["left-up", "normal"], timeout=10)
-        self.assertEqual(seen, ["left-up", "normal"], f"raw attributes first, then the buffer:\n{daemon.log.text()}")
-        self.assertIsNotNone(daemon.log.wait_for(r"the buffer delivers; polling stopped", 5), daemon.log.text())
+        self.assertEqual(seen, ["left-up", "normal"], f"raw attributes first, then the buffer:\n{daemon.log()}")
+        daemon.wait_for_log(r"the buffer delivers; polling stopped")
         # Still capturing through the buffer: it was never switched off.
-        self.assertEqual(daemon.sysfs("buffer/enable"), "1")
-        self.assertNotIn("polling instead", daemon.log.text())
-        self.assertEqual(daemon.stop(), 0, daemon.log.text())
+        self.assertEqual(self.sysfs("buffer/enable"), "1")
+        self.assertNotIn("polling instead", daemon.log())
+        self.assertEqual(daemon.stop(), 0, daemon.log())
 
     def test_the_daemon_enables_only_the_accelerometer_scan_elements_and_the_buffer_while_subscribed(self):
         """*_en and buffer/enable read 1 in the testbed while a client subscribes, 0 once it leaves."""
-        daemon = Daemon(self, "mpu6050-s16be", "mpu6050-s16be-turns.script")
+        daemon = self.start_buffered("mpu6050-s16be", "mpu6050-s16be-turns.script")
         idle = {"buffer/enable": "0", "scan_elements/in_accel_x_en": "0"}
-        self.assertEqual({name: daemon.sysfs(name) for name in idle}, idle, "capturing before anyone subscribed")
-        client = daemon.subscribe()
+        self.assertEqual({name: self.sysfs(name) for name in idle}, idle, "capturing before anyone subscribed")
+        client = self.subscribe()
         seen, _ = watch_physical(client, ["normal"], timeout=5)
-        self.assertEqual(seen, ["normal"], daemon.log.text())
+        self.assertEqual(seen, ["normal"], daemon.log())
         capturing = {
             "buffer/enable": "1",
             "scan_elements/in_accel_x_en": "1", "scan_elements/in_accel_y_en": "1", "scan_elements/in_accel_z_en": "1",
             "scan_elements/in_temp_en": "0", "scan_elements/in_anglvel_x_en": "0",
             "scan_elements/in_anglvel_y_en": "0", "scan_elements/in_anglvel_z_en": "0",
         }
-        self.assertEqual({name: daemon.sysfs(name) for name in capturing}, capturing)
+        self.assertEqual({name: self.sysfs(name) for name in capturing}, capturing)
         client.close()
-        daemon.clients.remove(client)
-        off = {name: "0" for name in capturing}
-        self.assertEqual(daemon.wait_sysfs(off, 3), off, "the buffer stays on after the last subscriber left")
-        self.assertEqual(daemon.stop(), 0, daemon.log.text())
+        self.clients.remove(client)
+        self.wait_sysfs({name: "0" for name in capturing}, 3)  # the buffer off after the last subscriber left
+        self.assertEqual(daemon.stop(), 0, daemon.log())
 
     def test_buffered_capture_maps_no_libiio(self):
         """While scans are read, /proc/PID/maps of orientd lists no libiio, libxml2 or ICU (capture needs no libiio)."""
-        daemon = Daemon(self, "bmc150-s12le-timestamp", "bmc150-s12le-timestamp-turns.script")
-        client = daemon.subscribe()
+        daemon = self.start_buffered("bmc150-s12le-timestamp", "bmc150-s12le-timestamp-turns.script")
+        client = self.subscribe()
         seen, _ = watch_physical(client, ["normal"], timeout=5)
-        self.assertEqual(seen, ["normal"], daemon.log.text())
-        self.assertEqual(daemon.sysfs("buffer/enable"), "1")
-        mapped = daemon.mapped_files()
+        self.assertEqual(seen, ["normal"], daemon.log())
+        self.assertEqual(self.sysfs("buffer/enable"), "1")
+        mapped = self.mapped_files()
         self.assertTrue(any(name.startswith("libudev") for name in mapped), sorted(mapped))  # the maps were read
         unwanted = sorted(name for name in mapped if name.startswith(("libiio", "libxml2", "libicu")))
         self.assertEqual(unwanted, [], f"mapped while capturing: {sorted(mapped)}")
-        self.assertEqual(daemon.stop(), 0, daemon.log.text())
+        self.assertEqual(daemon.stop(), 0, daemon.log())
 
     def test_the_timestamp_scan_element_is_enabled_when_the_device_has_one(self):
         """in_timestamp_en reads 1 beside the axes while capturing from a bmc150."""
-        daemon = Daemon(self, "bmc150-s12le-timestamp", "bmc150-s12le-timestamp-turns.script")
-        client = daemon.subscribe()
+        daemon = self.start_buffered("bmc150-s12le-timestamp", "bmc150-s12le-timestamp-turns.script")
+        client = self.subscribe()
         seen, _ = watch_physical(client, ["normal"], timeout=5)
-        self.assertEqual(seen, ["normal"], daemon.log.text())
+        self.assertEqual(seen, ["normal"], daemon.log())
         capturing = {"buffer/enable": "1", "scan_elements/in_accel_x_en": "1", "scan_elements/in_timestamp_en": "1"}
-        self.assertEqual({name: daemon.sysfs(name) for name in capturing}, capturing)
-        self.assertEqual(daemon.stop(), 0, daemon.log.text())
+        self.assertEqual({name: self.sysfs(name) for name in capturing}, capturing)
+        self.assertEqual(daemon.stop(), 0, daemon.log())
 
 
 class BufferedFixtureTests(unittest.TestCase):

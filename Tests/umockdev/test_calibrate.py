@@ -14,13 +14,14 @@ not write) run from recorded traces or against a daemon without a sensor.
 
 import json
 import os
+import signal
 import subprocess
 from pathlib import Path
 
 from calibration_support import (
     ORIENTATIONS, PANEL, POSES, Wizard, as_daemon_reads, entry_in, equivalent, hwdb_matrices, parse_matrix,
     rotation_about_z, sensor_reading, write_trace)
-from harness import ORIENTCTL, ROTATE_S, START_S, DaemonTestCase, wait_until
+from harness import ORIENTCTL, ROTATE_S, START_S, Child, DaemonTestCase, wait_until
 
 KIOX000A = "i2c-kiox000a.umockdev"
 SCALE = 0.009582  # in_accel_scale of the description: g/1024
@@ -149,27 +150,19 @@ class CalibrationRoundTripTests(CalibrationTestCase):
         samples = self.connect()
         self.assertEqual(samples.request("samples")["type"], "ok")
         trace = os.path.join(self.workdir, "poses.trace")
-        recorder = subprocess.Popen([str(ORIENTCTL), "--socket", self.daemon.socket, "record", trace],
-                                    env=self.sysfs.environment(), stderr=subprocess.PIPE)
-        try:
-            for pose in POSES:
-                self.hold(rows, PANEL[pose])
-                expected = [round(v / SCALE) * SCALE for v in sensor_reading(rows, PANEL[pose])]
-                # Held until 40 readings of the pose went by (0.8 s at 50 Hz): a rest the wizard can see.
-                seen = 0
-                while seen < 40:
-                    sample = samples.wait_message("sample", 2.0)
-                    close = all(abs(sample[axis] - value) < 0.01 for axis, value in zip("xyz", expected))
-                    seen = seen + 1 if close else 0
-            recorder.send_signal(2)
-            self.assertEqual(recorder.wait(timeout=10), 0, recorder.stderr.read())
-        finally:
-            if recorder.poll() is None:
-                recorder.kill()
-                recorder.wait()
-            recorder.stderr.close()
-        result = self.run_tool([str(ORIENTCTL), "--socket", self.daemon.socket, "calibrate", "--non-interactive",
-                                "--rest", "0.5", trace], timeout=20)
+        recorder = Child([ORIENTCTL, "--socket", self.daemon.socket, "record", trace], env=self.environment())
+        self.addCleanup(recorder.stop)
+        for pose in POSES:
+            self.hold(rows, PANEL[pose])
+            expected = [round(v / SCALE) * SCALE for v in sensor_reading(rows, PANEL[pose])]
+            # Held until 40 readings of the pose went by (0.8 s at 50 Hz): a rest the wizard can see.
+            seen = 0
+            while seen < 40:
+                sample = samples.wait_message("sample", 2.0)
+                close = all(abs(sample[axis] - value) < 0.01 for axis, value in zip("xyz", expected))
+                seen = seen + 1 if close else 0
+        self.assertEqual(recorder.stop(signal.SIGINT), 0, recorder.log())
+        result = self.orientctl("calibrate", "--non-interactive", "--rest", "0.5", trace, check=False, timeout=20)
         self.assertEqual(result.returncode, 0, f"{result.stdout}\n{result.stderr}")
         self.assertEqual(entry_in(result.stdout), (KEY, "0, 1, 0; 1, 0, 0; 0, 0, 1"), result.stdout)
         self.assertNotIn("Write it", result.stdout, "--non-interactive never asks")
@@ -286,7 +279,7 @@ class CalibrationRefusalTests(DaemonTestCase):
     def test_no_accelerometer_is_refused(self):
         """with no accelerometer the wizard says there is nothing to calibrate and exits 69"""
         self.start_daemon()
-        result = self.run_tool([str(ORIENTCTL), "--socket", self.daemon.socket, "calibrate"])
+        result = self.orientctl("calibrate", check=False)
         self.assertRefused(result, 69, "orientd has no accelerometer")
 
     def test_a_user_who_may_not_write_the_hwdb_file_is_told_so(self):

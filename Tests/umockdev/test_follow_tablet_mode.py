@@ -14,8 +14,8 @@ import evdev_support as ev
 from harness import DaemonTestCase
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "follow"))
-from support import Follow, wait_for  # noqa: E402
-from test_sway import HeadlessSway, expected  # noqa: E402
+from support import Follow  # noqa: E402
+from test_sway import HeadlessSway, shows  # noqa: E402
 
 HID = "hid-sensor-hub-accel_3d.umockdev"
 
@@ -45,21 +45,16 @@ class FollowTabletModeTests(DaemonTestCase):
             self.fail(f"headless sway cannot start here: {failure}")
         self.addCleanup(sway.stop)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "SWAYSOCK": sway.socket, "XDG_RUNTIME_DIR": sway.runtime}
-        follow = Follow(self.daemon, ["--output", "HEADLESS-1"], env, self.workdir)
+        follow = Follow(self.daemon, ["--output", "HEADLESS-1"], env)
         self.addCleanup(follow.stop)
 
-        def shows(orientation):
-            want = expected(orientation)
-            wait_for(lambda: sway.panel() == want, what=f"sway to show {orientation} {want}, it shows {sway.panel()}; "
-                                                        f"follow's log:\n{follow.log()}")
-
         follow.wait_log("orientation normal (physical left-up, laptop mode: auto-rotate tablet-mode)")
-        shows("normal")
+        shows(sway, follow, "normal")
         switch.send(ev.switch_frame(ev.SW_TABLET_MODE, 1))
-        shows("left-up")
+        shows(sway, follow, "left-up")
         follow.wait_log("orientation left-up (physical left-up)")
         switch.send(ev.switch_frame(ev.SW_TABLET_MODE, 0))
-        shows("normal")
+        shows(sway, follow, "normal")
         self.assertEqual(follow.stop(), 0)
         log = follow.log()
         self.assertIn("swaymsg output HEADLESS-1 transform 90: exit 0", log)

@@ -10,7 +10,7 @@ HID sensor's face up: -g on z.
 
 import json
 
-from harness import ORIENTCTL, DaemonTestCase
+from harness import DaemonTestCase
 
 DISPLAY = "hid-sensor-hub-accel_3d.umockdev"  # iio:device3, 256 counts per g
 BASE = "i2c-bmc150-base-label.umockdev"  # iio:device0, label accel-base, 1024 counts per g
@@ -18,8 +18,7 @@ BASE = "i2c-bmc150-base-label.umockdev"  # iio:device0, label accel-base, 1024 c
 
 class HingeTests(DaemonTestCase):
     def status(self):
-        result = self.run_tool([str(ORIENTCTL), "--socket", self.daemon.socket, "status", "--json"])
-        return json.loads(result.stdout)["daemon"]
+        return json.loads(super().status("--json"))["daemon"]
 
     def test_the_hinge_angle_decides_laptop_and_tablet(self):
         """90°: laptop, the screen natural while the lid turns; 270°: tablet, turned at once; back to 90°: laptop"""

@@ -9,7 +9,7 @@ The fake evdev nodes are evdev_support.py's (a pty with an ioctl record);
 import json
 
 import evdev_support as ev
-from harness import ORIENTCTL, DaemonTestCase
+from harness import DaemonTestCase
 
 G = ev.ACCEL_RESOLUTION  # units per g
 
@@ -25,8 +25,7 @@ class InputAccelerometerTests(DaemonTestCase):
         for (x, y), orientation in (((G, 0), "left-up"), ((0, G), "bottom-up"), ((-G, 0), "right-up"), ((0, -G), "normal")):
             node.send(ev.abs_frame(x=x, y=y))
             client.wait_physical(orientation)
-        result = self.run_tool([str(ORIENTCTL), "--socket", self.daemon.socket, "status", "--json"])
-        status = json.loads(result.stdout)["daemon"]
+        status = json.loads(self.status("--json"))["daemon"]
         accelerometer = [entry for entry in status["sensors"] if entry["kind"] == "accelerometer"]
         self.assertEqual([(e["driver"], e["device"], e["state"]) for e in accelerometer], [("input-accel", "event6", "in-use")], status)
         self.assertIn("ST LIS3LV02DL Accelerometer through evdev", self.daemon.log())
@@ -51,6 +50,5 @@ class InputAccelerometerTests(DaemonTestCase):
         client = self.connect()
         client.subscribe()
         client.wait_sensor("active")
-        result = self.run_tool([str(ORIENTCTL), "--socket", self.daemon.socket, "status", "--json"])
-        entries = json.loads(result.stdout)["daemon"]["sensors"]
+        entries = json.loads(self.status("--json"))["daemon"]["sensors"]
         self.assertEqual(entries[0]["driver"], "iio-poll-accel", entries)

@@ -3,7 +3,7 @@
 import json
 import os
 
-from harness import DaemonTestCase, ORIENTCTL, ORIENTD
+from harness import DaemonTestCase, ORIENTD
 
 MXC4005 = "i2c-mxc4005.umockdev"
 
@@ -22,8 +22,7 @@ class RecordTests(DaemonTestCase):
         live = watcher.wait_physical("left-up")
 
         trace = os.path.join(self.workdir, "live.trace")
-        recorded = self.run_tool([str(ORIENTCTL), "--socket", self.daemon.socket, "record", trace, "--duration", "1"])
-        self.assertEqual(recorded.returncode, 0, recorded.stderr)
+        self.orientctl("record", trace, "--duration", "1")
         with open(trace) as f:
             text = f.read()
         header = [line for line in text.splitlines() if line.startswith("#")]
@@ -31,8 +30,9 @@ class RecordTests(DaemonTestCase):
         self.assertIn("# mount_matrix: 0, 1, 0; -1, 0, 0; 0, 0, 1", header, text[:400])
         self.assertGreaterEqual(len(samples), 10, f"1 s at 20 Hz gave only {len(samples)} samples")
 
-        replay = self.run_tool([str(ORIENTD), "--mock", trace, "--speed", "max", "--print", "--exit-at-end",
-                                "--config", str(self.daemon.config), "--state-dir", os.path.join(self.workdir, "replay")])
+        replay = self.run_tool([ORIENTD, "--mock", trace, "--speed", "max", "--print", "--exit-at-end",
+                                "--config", os.path.join(self.workdir, "orientd.conf"),
+                                "--state-dir", os.path.join(self.workdir, "replay")])
         self.assertEqual(replay.returncode, 0, replay.stderr)
         states = [json.loads(line) for line in replay.stdout.splitlines() if line.strip()]
         self.assertTrue(states, replay.stderr)

@@ -43,7 +43,7 @@ class SamplingOnDemandTests(DaemonTestCase):
         daemon = self.start_daemon()
         daemon.wait_for_log(r"accelerometer: iio:device3")
         observer = self.connect()  # an idle connection must not cost wakeups either
-        self.settle(daemon)
+        self.settle()
 
         idle_before, threads = daemon.context_switches()
         time.sleep(QUIET_WINDOW_S)  # the measurement window itself, not a wait for a condition
@@ -58,7 +58,7 @@ class SamplingOnDemandTests(DaemonTestCase):
 
         subscriber.close()
         self.clients.remove(subscriber)
-        self.settle(daemon)
+        self.settle()
         left_before, _ = daemon.context_switches()
         time.sleep(QUIET_WINDOW_S)  # measurement window
         left_after, _ = daemon.context_switches()
@@ -73,20 +73,6 @@ class SamplingOnDemandTests(DaemonTestCase):
         self.assertGreaterEqual(busy_after - busy_before, 5, report)
         self.assertEqual(left_after - left_before, 0, f"{report}\n{daemon.log_tail()}")
         self.assertEqual(observer.get(timeout=1.5)["physical"], "normal")
-
-    def settle(self, daemon, quiet_s=0.3, timeout=5.0):
-        """Waits until the daemon's context-switch count holds still for
-        `quiet_s` (start-up or a departing client finished), with a deadline."""
-        deadline = time.monotonic() + timeout
-        last, _ = daemon.context_switches()
-        while True:
-            time.sleep(quiet_s)
-            now, _ = daemon.context_switches()
-            if now == last:
-                return
-            if time.monotonic() >= deadline:
-                self.fail(f"orientd kept waking for {timeout:g} s (context switches {last} -> {now})\n{daemon.log_tail()}")
-            last = now
 
     def test_get_with_no_subscriber_answers_within_a_second_with_a_fresh_reading(self):
         """get with no subscriber answers within a second with a fresh reading"""

@@ -4,45 +4,30 @@ and its source), and the trace header of a recording from the live sensor."""
 
 import json
 import os
-import subprocess
 
-from harness import DaemonTestCase, ORIENTCTL
+from harness import DaemonTestCase
 
 MXC4005 = "i2c-mxc4005.umockdev"
 BMC150_HWDB = "i2c-bmc150-hwdb-matrix.umockdev"
 
 
 class StatusTests(DaemonTestCase):
-    def status(self, *args):
-        """orientctl status in the testbed, with no iio-sensor-proxy on the (empty) fake root."""
-        root = os.path.join(self.workdir, "root")
-        os.makedirs(os.path.join(root, "proc"), exist_ok=True)
-        env = dict(self.sysfs.environment(), ORIENTCTL_SYSROOT=root)
-        run = subprocess.run([str(ORIENTCTL), "--socket", self.daemon.socket, "status", *args],
-                             env=env, capture_output=True, text=True, timeout=10)
-        if os.environ.get("ORIENTD_UMOCKDEV_VERBOSE"):
-            print(f"\n--- orientctl status {' '.join(args)} ---\n{run.stdout}{run.stderr}")
-        return run
-
     def test_status_names_the_sensor_its_driver_modalias_and_matrix_source(self):
         """orientctl status names the faked mxc4005, its driver, parent modalias and sysfs mount matrix"""
         device = self.sysfs.add(MXC4005)
         self.start_daemon()
-        run = self.status()
-        self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertIn("sensor:           iio:device4 mxc4005 (driver mxc4005), idle (sampled only while a client needs readings)\n", run.stdout)
-        self.assertIn(f"                  {device}\n", run.stdout)
-        self.assertIn("                  modalias acpi:MXC4005:MXC4005:, machine ", run.stdout)
-        self.assertIn("mount matrix:     0, 1, 0; -1, 0, 0; 0, 0, 1 (from sysfs in_accel_mount_matrix)\n", run.stdout)
-        self.assertNotIn("no accelerometer found", run.stdout)
+        text = self.status()
+        self.assertIn("sensor:           iio:device4 mxc4005 (driver mxc4005), idle (sampled only while a client needs readings)\n", text)
+        self.assertIn(f"                  {device}\n", text)
+        self.assertIn("                  modalias acpi:MXC4005:MXC4005:, machine ", text)
+        self.assertIn("mount matrix:     0, 1, 0; -1, 0, 0; 0, 0, 1 (from sysfs in_accel_mount_matrix)\n", text)
+        self.assertNotIn("no accelerometer found", text)
 
         # While someone subscribes, it is sampled (polled at the configured rate).
         watcher = self.connect()
         watcher.subscribe()
         watcher.wait_sensor("active")
-        run = self.status("--json")
-        self.assertEqual(run.returncode, 0, run.stderr)
-        status = json.loads(run.stdout)["daemon"]
+        status = json.loads(self.status("--json"))["daemon"]
         sensor = status["sensor"]
         self.assertEqual(
             {k: sensor[k] for k in ("state", "device", "syspath", "name", "driver", "modalias", "capture", "rate_hz")},
@@ -56,25 +41,22 @@ class StatusTests(DaemonTestCase):
         self.sysfs.add(BMC150_HWDB)
         self.start_daemon("--log-level", "notice")
         self.daemon.wait_for_log(r"notice: iio:device2: mount matrix -1, 0, 0; 0, -1, 0; 0, 0, 1 from udev ACCEL_MOUNT_MATRIX")
-        run = self.status()
-        self.assertIn("mount matrix:     -1, 0, 0; 0, -1, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)\n", run.stdout)
+        self.assertIn("mount matrix:     -1, 0, 0; 0, -1, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)\n", self.status())
 
     def test_no_accelerometer_is_reported_with_its_fix_and_logged_at_notice_level(self):
         """with no accelerometer, status says so with the fix, and the daemon logs it at the default level"""
         self.start_daemon("--log-level", "notice")
         self.daemon.wait_for_log(r"notice: no accelerometer found")
-        run = self.status()
-        self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertIn("sensor:           none found\n", run.stdout)
-        self.assertIn("  no accelerometer found\n    fix: check `ls /sys/bus/iio/devices`", run.stdout)
+        text = self.status()
+        self.assertIn("sensor:           none found\n", text)
+        self.assertIn("  no accelerometer found\n    fix: check `ls /sys/bus/iio/devices`", text)
 
     def test_a_recorded_trace_header_names_the_device_driver_and_matrix_source(self):
         """orientctl record against the live sensor writes the IIO name, driver, version, rate and matrix source in the header"""
         self.sysfs.add(MXC4005)
         self.start_daemon()
         trace = os.path.join(self.workdir, "live.trace")
-        recorded = self.run_tool([str(ORIENTCTL), "--socket", self.daemon.socket, "record", trace, "--duration", "0.5"])
-        self.assertEqual(recorded.returncode, 0, recorded.stderr)
+        self.orientctl("record", trace, "--duration", "0.5")
         with open(trace) as f:
             header = [line for line in f.read().splitlines() if line.startswith("#")]
         for expected in ("# mount_matrix: 0, 1, 0; -1, 0, 0; 0, 0, 1", "# rate_hz: 20", "# orientd_version: 0.2.0",

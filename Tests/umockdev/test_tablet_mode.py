@@ -10,7 +10,7 @@ import json
 import os
 
 import evdev_support as ev
-from harness import ORIENTCTL, DaemonTestCase
+from harness import DaemonTestCase
 
 HID = "hid-sensor-hub-accel_3d.umockdev"
 LEFT_UP = {"x": 256, "y": 0}
@@ -31,8 +31,7 @@ class TabletModeSwitchTests(DaemonTestCase):
         return device, node, client
 
     def status(self):
-        result = self.run_tool([str(ORIENTCTL), "--socket", self.daemon.socket, "status", "--json"])
-        return json.loads(result.stdout)["daemon"]
+        return json.loads(super().status("--json"))["daemon"]
 
     def test_laptop_mode_holds_the_natural_orientation_and_folding_rotates_at_once(self):
         """laptop: physical left-up, orientation normal; switch on: left-up in the same state; off: normal again"""
@@ -95,7 +94,7 @@ class TabletModeSwitchTests(DaemonTestCase):
         self.assertIn("Intel Virtual Switches", tablet["reason"])
         self.assertEqual((tablet["auto_rotate"], tablet["auto_rotate_reason"]),
                          ("tablet-mode", "default: the machine has a tablet-mode source"), tablet)
-        text = self.run_tool([str(ORIENTCTL), "--socket", self.daemon.socket, "status"]).stdout
+        text = super().status()
         self.assertIn("tablet mode:", text)
         self.assertIn("laptop (from the switch: SW_TABLET_MODE on /dev/input/event9 (Intel Virtual Switches))", text)
         self.assertIn("auto-rotate:", text)
