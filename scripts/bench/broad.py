@@ -10,13 +10,19 @@ time (as docs/classifier.md defines it, and RecordedTraceTests asserts).
 - orientd: `orientd --mock TRACE --speed max --exit-at-end --print` (the trace
   clock), with z as recorded and with z negated.
 - the peer: each recording replayed in real time to its own fake HID
-  accelerometer under umockdev, the way bench.py's step latency feeds it (raw
+  accelerometer under umockdev, the way latency.py's turns feed it (raw
   attributes replaced by renaming, here every second reading, 42 ms), with its
   own private system bus and claimant; the ten replays run in parallel (about
   3.5 minutes). Its 4-way orientation ignores the z sign, so z is as recorded.
 
     umockdev-wrapper /usr/bin/python3 scripts/bench/broad.py [--orientd-only]
     umockdev-wrapper /usr/bin/python3 scripts/bench/broad.py --peer-one TRACE   (one replay; JSON on stdout)
+
+In `make bench` (`--only broad`):
+
+- broad_agreement_pct (goal >= 98.5), broad_agreement_pct_peer: the
+  agreement of each, orientd's with z as recorded (z negated in
+  details.broad).
 """
 
 import json
@@ -27,11 +33,14 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
+from bus import PeerWatcher, PrivateBus
+from common import NO_PEER, ORIENTD, RAW_G, REPO, fake_device, log
+from peer import Peer, find_peer
+
 BROAD = REPO / "traces" / "recorded" / "broad"
 HOLD_MS = 1500
 ORIENTATIONS = ("normal", "left-up", "bottom-up", "right-up")
+KEYS = [("broad_agreement_pct", "≥ 98.5"), ("broad_agreement_pct_peer", "(figure)")]
 
 
 def read_trace(path):
@@ -103,15 +112,13 @@ def orientd_agreement(orientd):
 
 def peer_one(trace):
     """One real-time replay to the peer under this process's umockdev testbed; prints JSON."""
-    sys.path.insert(0, str(HERE))
-    import bench
     _, samples = read_trace(trace)
-    testbed, syspath, env = bench.fake_device()
+    testbed, syspath, env = fake_device()
     root = testbed.get_root_dir()
     device_dir = os.path.join(root, syspath.lstrip("/"))
     scratch = os.path.join(root, "broad-scratch")
     os.makedirs(scratch, exist_ok=True)
-    scale = 9.80665 / bench.RAW_G
+    scale = 9.80665 / RAW_G
 
     def set_attribute(name, value):
         temporary = os.path.join(scratch, name)
@@ -127,9 +134,9 @@ def peer_one(trace):
     bus = peer = watcher = None
     try:
         write(samples[0])
-        bus = bench.PrivateBus(workdir)
-        peer = bench.Peer(bench.find_peer(), env, bus.address, workdir)
-        watcher = bench.PeerWatcher.claim(bus.address, "the peer")
+        bus = PrivateBus(workdir)
+        peer = Peer(find_peer(), env, bus.address, workdir)
+        watcher = PeerWatcher.claim(bus.address, "the peer")
         started = time.monotonic()
         t0 = samples[0][0]
         for index, sample in enumerate(samples):
@@ -178,12 +185,44 @@ def peer_agreement():
     return {"recorded": round(100 * total_agree / max(1, total_scored), 2), "per_trace": per_trace}
 
 
+def run(bench):
+    """The keys of `make bench --only broad`."""
+    try:
+        ours = orientd_agreement(ORIENTD)
+        bench.results["broad_agreement_pct"] = ours["recorded"]
+        bench.details["broad"] = {"orientd": ours, "hold_ms": HOLD_MS}
+        log(f"BROAD agreement: orientd {ours['recorded']} % (z negated {ours['negated']} %)")
+    except Exception as error:
+        bench.fail(["broad_agreement_pct"], f"{type(error).__name__}: {error}")
+    if bench.args.quick:
+        return bench.fail(["broad_agreement_pct_peer"], "not measured (--quick: the replays take 3.5 minutes)")
+    if find_peer() is None:
+        return bench.fail(["broad_agreement_pct_peer"], NO_PEER)
+    try:
+        theirs = peer_agreement()
+        bench.results["broad_agreement_pct_peer"] = theirs["recorded"]
+        bench.details.setdefault("broad", {})["peer"] = theirs
+        log(f"BROAD agreement: peer {theirs['recorded']} %")
+    except Exception as error:
+        bench.fail(["broad_agreement_pct_peer"], f"{type(error).__name__}: {error}")
+
+
+def notes(details):
+    """The table's notes on this part's keys."""
+    broad = details.get("broad") or {}
+    result = {}
+    if "orientd" in broad:
+        result["broad_agreement_pct"] = f"z negated {broad['orientd'].get('negated')} %"
+    if "peer" in broad:
+        result["broad_agreement_pct_peer"] = "replayed in real time on fake devices"
+    return result
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--peer-one":
         peer_one(Path(sys.argv[2]))
         return
-    orientd = Path(os.environ.get("ORIENTD", REPO / ".build" / "release" / "orientd"))
-    print(json.dumps({"orientd": orientd_agreement(orientd)}, indent=1))
+    print(json.dumps({"orientd": orientd_agreement(ORIENTD)}, indent=1))
     if "--orientd-only" not in sys.argv:
         print(json.dumps({"peer": peer_agreement()}, indent=1))
 
