@@ -93,7 +93,7 @@ def main():
                         help="how long `--only sensors` watches what each daemon polls (strace), after the CPU windows")
     parser.add_argument("--orientd-config", default="",
                         help="appended to orientd's configuration for the umockdev part, e.g. "
-                             "$'[sensor]\\nstill-interval = 250\\n' (to measure a setting against the defaults)")
+                             "$'[classifier]\\nsensitivity = 2\\n' (to measure a setting against the defaults)")
     parser.add_argument("--orientd-polkit", choices=["as-peer", "off"], default="as-peer",
                         help="the D-Bus parts: orientd asks polkit for every claim when the peer does (as-peer, "
                              "the default: iio-sensor-proxy 3.7 does, 3.0 does not), or never (off)")
