@@ -1,3 +1,6 @@
+// Only where the toolchain offers Testing to this target: a test build has
+// it, `swift build -c release` (which builds every target) does not.
+#if canImport(Testing)
 public import Testing
 
 /// The error `body` throws, as `let error = thrownError(E.self) { … }`
@@ -16,3 +19,4 @@ public func thrownError<E: Error, R>(
     }
     return nil
 }
+#endif
