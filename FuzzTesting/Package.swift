@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "FuzzSupport"),
         fuzzTarget("FuzzRequest", ["OrientProtocol"]),
         fuzzTarget("FuzzTrace", ["OrientProtocol"]),
-        fuzzTarget("FuzzConfig", ["OrientConfig", "OrientAccess", "OrientProtocol"]),
+        fuzzTarget("FuzzConfig", ["OrientConfig", "OrientSense", "OrientAccess", "OrientProtocol"]),
         fuzzTarget("FuzzMountMatrix", ["OrientProtocol"]),
         fuzzTarget("FuzzScan", ["OrientDevices"]),
         fuzzTarget("FuzzDBus", ["OrientSensors", "OrientProtocol"]),

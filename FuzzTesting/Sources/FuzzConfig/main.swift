@@ -12,6 +12,7 @@ import FuzzSupport
 import OrientProtocol
 import OrientAccess
 import OrientConfig
+import OrientSense
 
 let fileName = "fuzz.conf"
 
@@ -32,6 +33,7 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     for warning in parsed.warnings {
         fuzzCheck(warning.hasPrefix(fileName + ":"), "warning without file:line: \(shown(warning))")
     }
+    fuzzCheck(ClassifierConfig.sensitivityRange.contains(config.sensitivity), "sensitivity \(config.sensitivity)")
     fuzzCheck(config.classifier.problems().isEmpty, "accepted a classifier with problems: \(config.classifier.problems())")
     let limits = config.limits
     fuzzCheck((1...65536).contains(limits.clients), "clients \(limits.clients)")
@@ -81,51 +83,14 @@ func lineCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
 func written(_ config: DaemonConfig) -> String {
     let c = config.classifier
     var values: [String: String] = [
-        "sample-rate": number(c.sampleRateHz),
-        "filter-time-constant": number(c.filterTimeConstantMs),
-        "max-sample-gap": number(c.maxSampleGapMs),
-        "settle-time": number(c.settleTimeMs),
-        "glance-hold": number(c.glanceHoldMs),
-        "glance-hold-tilted": number(c.glanceHoldTiltedMs),
-        "glance-tilted-from": number(c.glanceTiltedFromDeg),
-        "adjacent-gap": number(c.adjacentGapDeg),
-        "initial-accept": number(c.initialAcceptDeg),
-        "opposite-accept": number(c.oppositeAcceptDeg),
-        "max-tilt": number(c.maxTiltDeg),
-        "flat-angle": number(c.flatAngleDeg),
-        "flat-time": number(c.flatTimeMs),
-        "hold-after-flat": number(c.holdAfterFlatMs),
-        "swing-delta": number(c.swingDeltaDeg),
-        "swing-window": number(c.swingWindowMs),
-        "hold-after-swing": number(c.holdAfterSwingMs),
-        "overhead-enter": number(c.overheadEnterDeg),
-        "overhead-exit": number(c.overheadExitDeg),
-        "overhead-expiry": number(c.overheadExpiryMs),
-        "near-zero-magnitude": number(c.nearZeroMagnitude),
-        "accel-tolerance-filtered": number(c.accelToleranceFiltered),
-        "accel-tolerance-raw": number(c.accelToleranceRaw),
-        "implausible-magnitude": number(c.implausibleMagnitude),
-        "hold-after-accel": number(c.holdAfterAccelMs),
-        "standard-gravity": number(c.standardGravity),
-        "steady-window": number(c.steadyWindowMs),
-        "steady-angle": number(c.steadyAngleDeg),
-        "steady-magnitude-tolerance": number(c.steadyMagnitudeTolerance),
-        "steady-accept": number(c.steadyAcceptDeg),
+        "sensitivity": number(config.sensitivity),
         "allow-upside-down": c.allowUpsideDown ? "true" : "false",
         "z-sign": config.zSign == .auto ? "auto" : number(c.zSign),
-        "tilted": number(c.tiltedDeg),
-        "face": number(c.faceDeg),
-        "tilt-hysteresis": number(c.tiltHysteresisDeg),
-        "tilt-settle": number(c.tiltSettleMs),
         "default-allowed": config.defaultAllowed.joined(separator: ", "),
         "portrait-on-landscape": config.portraitOnLandscape.rawValue,
         "device": config.device ?? "",
         "mount-matrix": config.mountMatrix?.description ?? "",
         "scale": config.scale.map(number) ?? "",
-        "still-interval": number(config.sampling.stillIntervalMs),
-        "still-after": number(config.sampling.stillAfterMs),
-        "motion-angle": number(config.sampling.motionAngleDeg),
-        "motion-magnitude": number(config.sampling.motionMagnitude),
         "clients": String(config.limits.clients),
         "constraints-per-client": String(config.limits.constraintsPerClient),
         "line-length": String(config.limits.lineLength),
@@ -150,10 +115,6 @@ func written(_ config: DaemonConfig) -> String {
     switch config.natural {
     case .auto: values["natural"] = "auto"
     case .fixed(let geometry): values["natural"] = geometry.rawValue
-    }
-    for (i, orientation) in Orientation.cardinal.enumerated() {
-        values["tilt-min-\(orientation.rawValue)"] = number(c.tiltMinDeg[i])
-        values["tilt-max-\(orientation.rawValue)"] = number(c.tiltMaxDeg[i])
     }
     var text = "# written back by fuzz-config\n"
     var used = 0
