@@ -3,7 +3,8 @@
 # in QEMU (TCG) with a debootstrapped Debian 12 as its initramfs root, the
 # project installed into it (`make install DESTDIR=… PREFIX=/usr`, done by the
 # Makefile before this script), and lets a oneshot unit inside
-# (Tests/kernel/inside.sh) drive emulated hardware: a HID sensor hub made
+# (Tests/kernel/inside.sh, with the checks it sources from Tests/kernel/*.sh)
+# drive emulated hardware: a HID sensor hub made
 # through /dev/uhid (Tests/kernel/hid-sensor-hub.c), which the kernel's
 # hid-sensor-hub and hid-sensor-accel-3d bind to (udev tags it, systemd starts
 # orientd on the udev rule); input devices made through /dev/uinput
@@ -142,7 +143,11 @@ for prog in hid-sensor-hub uinput-sensors smbus-regs vt-switch; do
 done
 gcc -O2 -Wall -Wextra -Werror -o "$layer/usr/local/bin/evdev-probe" "$repo/Tests/kernel/evdev-probe.c" \
     $(pkg-config --cflags --libs libevdev) || fail "Tests/kernel/evdev-probe.c does not build (Debian: libevdev-dev)"
-install -m 0755 "$repo/Tests/kernel/inside.sh" "$layer/usr/local/sbin/orientd-kernel-check"
+# The checks: inside.sh and the files it sources, beside it.
+mkdir -p "$layer/usr/local/lib/orientd-kernel-check"
+install -m 0644 "$repo"/Tests/kernel/*.sh "$layer/usr/local/lib/orientd-kernel-check/"
+chmod 0755 "$layer/usr/local/lib/orientd-kernel-check/inside.sh"
+ln -s ../lib/orientd-kernel-check/inside.sh "$layer/usr/local/sbin/orientd-kernel-check"
 cat >"$layer/etc/systemd/system/orientd-kernel-check.service" <<'EOF'
 [Unit]
 Description=orientd on the real kernel's drivers (make check-kernel)
