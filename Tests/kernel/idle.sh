@@ -114,15 +114,15 @@ check_fds_after_hotplug() {
     else
         fail "after both, idle again: fds $fds_idle_before -> $fds_after (new: $(ls -l /proc/"$pid"/fd | awk '{print $NF}' | sort | comm -13 <(echo "$fd_list_before") - | oneline)); restarts $restarts -> $(systemctl show -P NRestarts orientd.service); $(systemctl is-active orientd.service)"
     fi
-    # The device that came back is captured through its buffer again, as the first
 }
 
+# The device that came back is captured through its buffer again, as the first
 # one was (not polled): status while the watcher streamed. udev announces the
 # hub's trigger before the accelerometer, so orientd may open the new device
 # before udev has run 61-orientd.rules on it (the buffer refused: EACCES); it
 # must then take the buffer when the device's own event comes, every time.
-refused=$(journal | grep -c "no buffered capture" || true)
 check_buffered_after_hotplug() {
+    refused=$(journal | grep -c "no buffered capture" || true)
     retried=$(journal | grep -c "udev announced it again while polling; trying buffered capture again" || true)
     if [ "$mode" = '"capture":"buffered"' ] && [ "$retried" -ge "$refused" ]; then
         pass "after hotplug and rebind: capture buffered again ($(journal | grep -c 'buffered capture started') buffered captures started in all; $refused refused before udev had run the rule, each taken again on the device's own event)"
