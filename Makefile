@@ -133,10 +133,12 @@ check-boot: deps
 # ./orientd_….deb` from make deb, what its maintainer scripts did (the orientd
 # user, the socket enabled, the service not), then booted with systemd-nspawn
 # for check-boot's checks under systemd 257. Fails, never skips, where it cannot
-# run.
+# run. TRIXIE_DEB=path/orientd_…_amd64.deb boots that package instead of
+# building one (CI builds it with make deb first).
+TRIXIE_DEB ?=
 check-boot-trixie: DEBIAN_DEPS += debootstrap systemd-container
-check-boot-trixie: deb
-	SUITE=trixie scripts/check-boot/run.sh --deb "$$(ls .build/deb/orientd_*_amd64.deb)"
+check-boot-trixie: $(if $(TRIXIE_DEB),deps,deb)
+	SUITE=trixie scripts/check-boot/run.sh --deb "$(if $(TRIXIE_DEB),$(TRIXIE_DEB),$$(ls .build/deb/orientd_*_amd64.deb))"
 
 # orientd on Linux's own drivers (scripts/check-kernel/run.sh): Debian 12's
 # kernel booted under QEMU (TCG) with a debootstrapped Debian 12 as its
