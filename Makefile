@@ -109,8 +109,13 @@ check: deps
 
 test: check
 
+# The check targets need root. What they debootstrap (the roots) and fetch (the
+# guest kernel) is cached outside the work tree, in $ORIENTD_CI_CACHE (default
+# /var/cache/orientd-ci; scripts/cache.sh), each entry keyed on what made it
+# and made anew when that changes: a clean checkout (CI) reuses them.
+
 # orientd under a real systemd (scripts/check-boot/run.sh): a minimal Debian 12
-# (debootstrapped once, cached in .build/check-boot/base) with `make install
+# (debootstrapped once, cached in $ORIENTD_CI_CACHE) with `make install
 # DESTDIR=… PREFIX=/usr` in it, booted with systemd-nspawn; a oneshot unit inside
 # checks socket activation, notify readiness, D-Bus activation by name through
 # monitor-sensor, the lock across a restart, reload (good and bad config) and the
@@ -123,19 +128,21 @@ check-boot: deps
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/check-boot/stage PREFIX=/usr
 	scripts/check-boot/run.sh $(CURDIR)/.build/check-boot/stage
 
-# The same boot on Debian 13 with the package (scripts/check-boot/run.sh
-# --deb): a minimal trixie (debootstrapped once, cached in
-# .build/check-boot/trixie/base), `apt-get install ./orientd_….deb` from make
-# deb, what its maintainer scripts did (the orientd user, the socket enabled,
-# the service not), then booted with systemd-nspawn for check-boot's checks
-# under systemd 257. Fails, never skips, where it cannot run.
+# The same boot on Debian 13 with the package (scripts/check-boot/run.sh --deb):
+# a minimal trixie (debootstrapped once, cached), `apt-get install
+# ./orientd_….deb` from make deb, what its maintainer scripts did (the orientd
+# user, the socket enabled, the service not), then booted with systemd-nspawn
+# for check-boot's checks under systemd 257. Fails, never skips, where it cannot
+# run. TRIXIE_DEB=path/orientd_…_amd64.deb boots that package instead of
+# building one (CI builds it with make deb first).
+TRIXIE_DEB ?=
 check-boot-trixie: DEBIAN_DEPS += debootstrap systemd-container
-check-boot-trixie: deb
-	SUITE=trixie scripts/check-boot/run.sh --deb "$$(ls .build/deb/orientd_*_amd64.deb)"
+check-boot-trixie: $(if $(TRIXIE_DEB),deps,deb)
+	SUITE=trixie scripts/check-boot/run.sh --deb "$(if $(TRIXIE_DEB),$(TRIXIE_DEB),$$(ls .build/deb/orientd_*_amd64.deb))"
 
 # orientd on Linux's own drivers (scripts/check-kernel/run.sh): Debian 12's
 # kernel booted under QEMU (TCG) with a debootstrapped Debian 12 as its
-# initramfs root (cached in .build/check-kernel) and `make install DESTDIR=…
+# initramfs root (both cached) and `make install DESTDIR=…
 # PREFIX=/usr` in it; a oneshot unit inside creates a HID sensor hub through
 # /dev/uhid (Tests/kernel/hid-sensor-hub.c, described in Tests/kernel/README.md),
 # the kernel binds hid-sensor-accel-3d to it, udev starts orientd, and the checks
@@ -150,10 +157,10 @@ check-kernel: deps
 
 # The oldest toolchain supported: Debian 13's own Swift (swiftlang 6.0.3, built
 # with assertions on) in a trixie root (scripts/trixie/run.sh: debootstrapped
-# once, cached in .build/trixie/root, with swiftlang and the build
-# dependencies). In it, with warnings as errors: the debug build, the release
-# build as `make install` builds it (static Swift runtime, lld and every flag of
-# Package.swift's release link), and `swift test`. About 7 minutes, plus ~2 for
+# once, cached, with swiftlang and the build dependencies). In it, with
+# warnings as errors: the debug build, the release build as `make install`
+# builds it (static Swift runtime, lld and every flag of Package.swift's
+# release link), and `swift test`. About 7 minutes, plus ~2 for
 # the first root; needs root (debootstrap, chroot).
 # TRIXIE_STEPS picks steps (debug, release, tests; default all): CI runs only
 # tests, since make deb has built the release with the same compiler.
@@ -180,11 +187,11 @@ deb: deps
 
 # orientd on arm64, the phones' architecture (scripts/trixie/arm64.sh):
 # cross-compiled in check-trixie's amd64 root with Debian's swiftlang 6.0.3
-# against an arm64 trixie root (debootstrapped through qemu-user, cached in
-# .build/trixie/root-arm64) as the SDK: the static release build and the
-# tests; then, in the arm64 root under qemu-aarch64, the release binaries'
-# smoke test (debian/smoke) and the Swift tests. Mounts binfmt_misc and
-# registers qemu-aarch64 when needed. Too slow for CI (docs/packaging.md).
+# against an arm64 trixie root (debootstrapped through qemu-user, cached) as the
+# SDK: the static release build and the tests; then, in the arm64 root under
+# qemu-aarch64, the release binaries' smoke test (debian/smoke) and the Swift
+# tests. Mounts binfmt_misc and registers qemu-aarch64 when needed. Too slow for
+# CI (docs/packaging.md).
 check-arm64: DEBIAN_DEPS += debootstrap qemu-user-static
 check-arm64: deps
 	scripts/trixie/arm64.sh
@@ -197,17 +204,17 @@ deb-arm64: DEBIAN_DEPS += debootstrap git qemu-user-static
 deb-arm64: deps
 	scripts/trixie/deb.sh arm64
 
-# check-boot-trixie for the arm64 package (ARCH=arm64 scripts/check-boot/run.sh):
-# a minimal arm64 trixie (debootstrapped through qemu-user, cached in
-# .build/check-boot/trixie-arm64/base), `apt-get install ./orientd_…_arm64.deb`,
-# booted with systemd-nspawn, its systemd and orientd under qemu-aarch64, for
-# check-boot's checks with every time limit 20 times longer
-# (ORIENTD_TEST_SLOWDOWN). The container's PID 1 gets a preloaded shim for
-# what qemu-user 7.2 lacks (scripts/check-boot/qemu-pidfd-spawn.c, built with
-# gcc-aarch64-linux-gnu); orientd does not. Builds the package first (make
-# deb-arm64, about 13 minutes cached); ARM64_DEB=path/orientd_…_arm64.deb boots
-# that one instead (192–221 s cached). Run by hand, not in CI (docs/packaging.md:
-# times, and what differs under emulation). Fails with the reason, never skips.
+# check-boot-trixie for the arm64 package (ARCH=arm64
+# scripts/check-boot/run.sh): a minimal arm64 trixie (debootstrapped through
+# qemu-user, cached), `apt-get install ./orientd_…_arm64.deb`, booted with
+# systemd-nspawn, its systemd and orientd under qemu-aarch64, for check-boot's
+# checks with every time limit 20 times longer (ORIENTD_TEST_SLOWDOWN). The
+# container's PID 1 gets a preloaded shim for what qemu-user 7.2 lacks
+# (scripts/check-boot/qemu-pidfd-spawn.c, built with gcc-aarch64-linux-gnu);
+# orientd does not. Builds the package first (make deb-arm64, about 13 minutes
+# cached); ARM64_DEB=path/orientd_…_arm64.deb boots that one instead (192–221 s
+# cached). Run by hand, not in CI (docs/packaging.md: times, and what differs
+# under emulation). Fails with the reason, never skips.
 ARM64_DEB ?=
 check-boot-arm64: DEBIAN_DEPS += debootstrap systemd-container qemu-user-static gcc-aarch64-linux-gnu
 check-boot-arm64: $(if $(ARM64_DEB),deps,deb-arm64)
@@ -225,14 +232,14 @@ bench: deps
 	cd Benchmarks && $(SWIFT) build -c release $(SWIFT_FLAGS)
 	mkdir -p .build && BENCH_OUT=$${BENCH_OUT:-$(CURDIR)/.build/bench.json} umockdev-wrapper /usr/bin/python3 scripts/bench/bench.py
 
-# `make bench` on Debian 13 (scripts/trixie/bench.sh): orientd built in a
-# trixie root (debootstrapped once, cached in .build/trixie-bench/root; its
-# packages checked and installed at every run) with trixie's swiftlang 6.0.3,
-# against trixie's libraries (libsystemd 257), with iio-sensor-proxy 3.7 as the
-# peer, on the same fake devices. BENCH_ARGS go to bench.py (default
-# `--only sensors`; `--only sensors --memory-only` for the RSS keys alone); the
-# JSON goes to .build/trixie-bench/bench.json. Exits 1 if a key it ran is
-# null. Needs root (debootstrap, chroot).
+# `make bench` on Debian 13 (scripts/trixie/bench.sh): orientd built in a trixie
+# root (debootstrapped once, cached; its packages checked and installed at every
+# run) with trixie's swiftlang 6.0.3, against trixie's libraries (libsystemd
+# 257), with iio-sensor-proxy 3.7 as the peer, on the same fake devices.
+# BENCH_ARGS go to bench.py (default `--only sensors`; `--only sensors
+# --memory-only` for the RSS keys alone); the JSON goes to
+# .build/trixie-bench/bench.json. Exits 1 if a key it ran is null. Needs root
+# (debootstrap, chroot).
 bench-trixie: DEBIAN_DEPS += debootstrap
 bench-trixie: deps
 	scripts/trixie/bench.sh $(BENCH_ARGS)

@@ -26,13 +26,16 @@
 # With --deb, before booting: what the package's maintainer scripts did in the
 # root (the orientd user and its input membership from sysusers, the socket
 # enabled, the service not enabled) is checked too. The debootstrapped base is
-# cached in .build/check-boot/base (.build/check-boot/trixie/base for Debian
-# 13; delete it to rebuild); each run boots a fresh copy of it.
+# cached outside the work tree (scripts/cache.sh: $ORIENTD_CI_CACHE, default
+# /var/cache/orientd-ci, in check-boot/SUITE-ARCH), keyed on the suite, the
+# architecture, the package list and the recipe (boot_base below), and built
+# anew when any of them changes; each run boots a fresh copy of it in
+# .build/check-boot (.build/check-boot/trixie, trixie-arm64).
 #
 # ARCH (default: this machine's, dpkg --print-architecture) may be arm64 on
-# another host, with SUITE=trixie and --deb only: the base,
-# .build/check-boot/trixie-arm64/base, is debootstrapped as make check-arm64's
-# arm64 root is (scripts/trixie/root.sh: debootstrap --arch arm64 run through
+# another host, with SUITE=trixie and --deb only: the base is debootstrapped
+# as make check-arm64's arm64 root is (scripts/trixie/root.sh: debootstrap
+# --arch arm64 run through
 # qemu-user-static, binfmt_misc mounted and qemu-aarch64 registered with the F
 # flag when they are not), and the booted container's systemd, udev, dbus and
 # orientd all run under qemu-aarch64. It fails with the reason, never skips,
@@ -82,9 +85,7 @@ if [ -n "$deb" ]; then
     deb_arch=$(dpkg-deb -f "$deb" Architecture) || { echo "check-boot: $deb is not a Debian package" >&2; exit 1; }
     [ "$deb_arch" = "$arch" ] || [ "$deb_arch" = all ] || { echo "check-boot: $deb is for $deb_arch, this boot is $arch (ARCH=$deb_arch?)" >&2; exit 2; }
 fi
-base="$work/base"
 root="$work/root"
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the root needs beyond minbase: systemd as PID 1, the system bus, and
 # iio-sensor-proxy for its monitor-sensor (the service itself is masked, as the
 # docs tell a user to), pam_systemd so a login opens a logind session, and
@@ -117,33 +118,30 @@ if [ "$arch" != "$host_arch" ]; then
 fi
 
 mkdir -p "$work"
+# boot_base DIR SUITE PACKAGES ARCH: the base, debootstrapped with the
+# packages; Debian 13's gets its package lists too, for apt-get install ./….deb.
+boot_base() {
+    debootstrap --arch="$4" --variant=minbase --include="$3" "$2" "$1" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" >>"$cache_log" 2>&1 \
+        || cache_fail check-boot "debootstrap of $2 failed"
+    if [ "$2" != bookworm ]; then
+        chroot "$1" apt-get update -qq >>"$cache_log" 2>&1 || cache_fail check-boot "apt-get update in the $2 root failed"
+    fi
+}
 if [ "$arch" != "$host_arch" ]; then
     # make check-arm64's way, with this root's packages: debootstrap --arch,
-    # then apt-get install --no-install-recommends (recorded in
-    # base/.complete-trixie; another list rebuilds it).
-    trixie_root check-boot "$base" "$arch" "$(echo "$packages" | tr , ' ')"
-elif [ ! -f "$base/.complete-$suite" ] || [ "$(cat "$base/.complete-$suite")" != "$packages" ]; then
-    echo "check-boot: debootstrap $suite into $base (cached for later runs)"
-    rm -rf "$base" "$base.tmp"
-    debootstrap --variant=minbase --include="$packages" "$suite" "$base.tmp" "$mirror" >"$work/debootstrap.log" 2>&1 || {
-        tail -20 "$work/debootstrap.log" >&2
-        echo "check-boot: debootstrap failed (log: $work/debootstrap.log)" >&2
-        exit 1
-    }
-    if [ "$suite" != bookworm ]; then
-        chroot "$base.tmp" apt-get update -qq >"$work/apt-update.log" 2>&1 || {
-            tail -20 "$work/apt-update.log" >&2
-            echo "check-boot: apt-get update in the $suite root failed (log: $work/apt-update.log)" >&2
-            exit 1
-        }
-    fi
-    echo "$packages" >"$base.tmp/.complete-$suite"
-    mv "$base.tmp" "$base"
+    # then apt-get install --no-install-recommends.
+    trixie_root check-boot "check-boot/$suite-$arch" "$arch" "$(echo "$packages" | tr , ' ')"
+    base=$trixie_root_dir
+else
+    . "$repo/scripts/cache.sh"
+    cached check-boot "check-boot/$suite-$arch" "$here/run.sh" boot_base "$suite" "$packages" "$arch"
+    base=$cache_path
 fi
 
 echo "check-boot: a fresh root in $root"
 rm -rf "$root"
 cp -a "$base" "$root"
+rm -f "$root/.cache-key"
 if [ -n "$deb" ]; then
     # As a user installs it; the maintainer scripts run (no systemd in the
     # chroot: they enable, they do not start).

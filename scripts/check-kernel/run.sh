@@ -3,7 +3,8 @@
 # in QEMU (TCG) with a debootstrapped Debian 12 as its initramfs root, the
 # project installed into it (`make install DESTDIR=… PREFIX=/usr`, done by the
 # Makefile before this script), and lets a oneshot unit inside
-# (Tests/kernel/inside.sh) drive emulated hardware: a HID sensor hub made
+# (Tests/kernel/inside.sh, with the checks it sources from Tests/kernel/*.sh)
+# drive emulated hardware: a HID sensor hub made
 # through /dev/uhid (Tests/kernel/hid-sensor-hub.c), which the kernel's
 # hid-sensor-hub and hid-sensor-accel-3d bind to (udev tags it, systemd starts
 # orientd on the udev rule); input devices made through /dev/uinput
@@ -18,11 +19,17 @@
 #
 #   scripts/check-kernel/run.sh STAGED_TREE
 #
-# Cached under .build/check-kernel (delete it to rebuild):
-#   kernel-VERSION/  the kernel package and its decompressed vmlinux
-#   base/            the debootstrapped root with the kernel's modules
-#   base.cpio        base/ as an initramfs archive
-# Each run appends a small archive (the staged tree, the checks) to base.cpio.
+# Cached outside the work tree (scripts/cache.sh: $ORIENTD_CI_CACHE, default
+# /var/cache/orientd-ci), each entry keyed on what made it (the kernel's
+# version, the suite, the packages, the module list and the recipe below) and
+# made anew when that changes:
+#   check-kernel/kernel-amd64/   the kernel package's tree and its
+#                                decompressed vmlinux
+#   check-kernel/root-bookworm/  root/, the debootstrapped root with the
+#                                kernel's modules, and root.cpio, it as an
+#                                initramfs archive
+# Each run appends a small archive (the staged tree, the checks) to root.cpio,
+# in .build/check-kernel/run.
 #
 # Environment: CHECK_KERNEL_VERSION (e.g. 6.1.0-57-amd64; default: what
 # linux-image-amd64 depends on), CHECK_KERNEL_SMP (default 2),
@@ -43,13 +50,13 @@ packages=systemd,systemd-sysv,udev,dbus,kmod,libpam-systemd,libiio0,libevdev2,ii
 # Module directories copied from the kernel package (the rest is not needed:
 # no disk, no network, no USB, no graphics).
 module_dirs="drivers/hid drivers/iio drivers/input drivers/i2c drivers/spi drivers/mfd drivers/base drivers/char drivers/virtio drivers/platform lib crypto fs/9p net/9p"
-# Bump when the way base/ is made changes.
-recipe=1
 
 fail() {
     echo "check-kernel: FAILED: $*" >&2
     exit 1
 }
+
+. "$repo/scripts/cache.sh"
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap, and files owned by root in the guest)"
 for tool in qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio gcc:gcc dpkg-deb:dpkg pkg-config:pkg-config systemd-hwdb:udev; do
@@ -68,63 +75,50 @@ if [ -z "$kver" ]; then
     fi
 fi
 [ -n "$kver" ] || fail "no kernel package: apt-cache knows no linux-image-amd64 (apt-get update?)"
-kdir="$work/kernel-$kver"
-if [ ! -f "$kdir/.complete" ]; then
-    echo "check-kernel: fetching linux-image-$kver (cached in $kdir)"
-    rm -rf "$kdir" && mkdir -p "$kdir/deb"
-    (cd "$kdir/deb" && apt-get download "linux-image-$kver" >"$kdir/download.log" 2>&1) \
-        || fail "apt-get download linux-image-$kver: $(tail -1 "$kdir/download.log")"
-    dpkg-deb -x "$kdir"/deb/*.deb "$kdir/tree" || fail "dpkg-deb -x of linux-image-$kver"
-    # The decompressed ELF, booted through its PVH entry: the kernel's own
-    # XZ decompressor is very slow under TCG.
-    /usr/bin/python3 "$here/extract-vmlinux.py" "$kdir/tree/boot/vmlinuz-$kver" "$kdir/vmlinux" \
-        || fail "no vmlinux in linux-image-$kver"
-    touch "$kdir/.complete"
-fi
+# kernel_recipe DIR VERSION: the package's tree, and the decompressed ELF,
+# booted through its PVH entry: the kernel's own XZ decompressor is very slow
+# under TCG.
+kernel_recipe() {
+    mkdir -p "$1/deb"
+    (cd "$1/deb" && apt-get download "linux-image-$2") >>"$cache_log" 2>&1 || cache_fail check-kernel "apt-get download linux-image-$2"
+    dpkg-deb -x "$1"/deb/*.deb "$1/tree" || cache_fail check-kernel "dpkg-deb -x of linux-image-$2"
+    rm -rf "$1/deb"
+    /usr/bin/python3 "$here/extract-vmlinux.py" "$1/tree/boot/vmlinuz-$2" "$1/vmlinux" || cache_fail check-kernel "no vmlinux in linux-image-$2"
+}
+cached check-kernel check-kernel/kernel-amd64 "$here/run.sh" kernel_recipe "$kver" "extract-vmlinux.py $(sha256sum <"$here/extract-vmlinux.py" | cut -c1-16)"
+kdir=$cache_path
 
 # --- the root -----------------------------------------------------------------
-base="$work/base"
-key="$suite $packages $kver recipe $recipe"
-if [ ! -f "$base/.complete" ] || [ "$(cat "$base/.complete")" != "$key" ]; then
-    echo "check-kernel: debootstrap $suite into $base (cached for later runs; a few minutes)"
-    rm -rf "$base" "$work/base.cpio"
-    # A debootstrap that finished is kept if a later step fails.
-    if [ "$(cat "$base.tmp/.debootstrapped" 2>/dev/null)" != "$suite $packages" ]; then
-        rm -rf "$base.tmp"
-        debootstrap --variant=minbase --include="$packages" "$suite" "$base.tmp" "$mirror" >"$work/debootstrap.log" 2>&1 || {
-            tail -20 "$work/debootstrap.log" >&2
-            fail "debootstrap failed (log: $work/debootstrap.log)"
-        }
-        chroot "$base.tmp" apt-get clean
-        echo "$suite $packages" >"$base.tmp/.debootstrapped"
-    fi
-    rm -rf "$base.tmp"/usr/share/doc/* "$base.tmp"/usr/share/man/* "$base.tmp"/usr/share/locale/* \
-        "$base.tmp"/usr/share/info/* "$base.tmp"/var/lib/apt/lists/* "$base.tmp"/var/cache/debconf/*-old
+# guest_recipe DIR SUITE PACKAGES VERSION MODULE-DIRS: the root, with the
+# kernel's modules (from $kdir), and it packed as an initramfs.
+guest_recipe() {
+    debootstrap --variant=minbase --include="$3" "$2" "$1/root" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" >>"$cache_log" 2>&1 \
+        || cache_fail check-kernel "debootstrap of $2 failed"
+    chroot "$1/root" apt-get clean
+    rm -rf "$1"/root/usr/share/doc/* "$1"/root/usr/share/man/* "$1"/root/usr/share/locale/* \
+        "$1"/root/usr/share/info/* "$1"/root/var/lib/apt/lists/* "$1"/root/var/cache/debconf/*-old
     # The kernel's modules (merged /usr: /lib is /usr/lib), then their index.
-    mods="$base.tmp/usr/lib/modules/$kver"
-    mkdir -p "$mods/kernel"
-    for d in $module_dirs; do
-        mkdir -p "$mods/kernel/$(dirname "$d")"
-        cp -a "$kdir/tree/lib/modules/$kver/kernel/$d" "$mods/kernel/$d"
+    _mods="$1/root/usr/lib/modules/$4"
+    mkdir -p "$_mods/kernel"
+    for _d in $5; do
+        mkdir -p "$_mods/kernel/$(dirname "$_d")"
+        cp -a "$kdir/tree/lib/modules/$4/kernel/$_d" "$_mods/kernel/$_d"
     done
-    cp -a "$kdir/tree/lib/modules/$kver"/modules.builtin* "$kdir/tree/lib/modules/$kver/modules.order" "$mods/"
-    chroot "$base.tmp" depmod "$kver" || fail "depmod for $kver"
+    cp -a "$kdir/tree/lib/modules/$4"/modules.builtin* "$kdir/tree/lib/modules/$4/modules.order" "$_mods/"
+    chroot "$1/root" depmod "$4" || cache_fail check-kernel "depmod for $4"
     # A root on the initramfs: nothing to mount, nothing to check.
-    : >"$base.tmp/etc/fstab"
-    echo orientd-kernel >"$base.tmp/etc/hostname"
-    echo "$key" >"$base.tmp/.complete"
-    mv "$base.tmp" "$base"
-fi
-# The modules the checks load, in the root (cached or new).
+    : >"$1/root/etc/fstab"
+    echo orientd-kernel >"$1/root/etc/hostname"
+    (cd "$1/root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$1/root.cpio" \
+        || cache_fail check-kernel "packing the root into root.cpio"
+}
+cached check-kernel "check-kernel/root-$suite" "$here/run.sh" guest_recipe "$suite" "$packages" "$kver" "$module_dirs"
+base="$cache_path/root"
+base_cpio="$cache_path/root.cpio"
+# The modules the checks load, in the root.
 for m in uhid hid_sensor_hub hid_sensor_accel_3d hid_sensor_als hid_sensor_prox hid_sensor_magn_3d uinput i2c_stub i2c_dev bmc150_accel_i2c; do
     chroot "$base" modprobe -S "$kver" --show-depends "$m" >/dev/null 2>&1 || fail "module $m is missing from the guest"
 done
-if [ ! -f "$work/base.cpio" ] || [ "$base/.complete" -nt "$work/base.cpio" ]; then
-    echo "check-kernel: packing $base into base.cpio"
-    (cd "$base" && find . -mindepth 1 ! -name .complete ! -name .debootstrapped | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) \
-        >"$work/base.cpio.tmp"
-    mv "$work/base.cpio.tmp" "$work/base.cpio"
-fi
 
 # --- this run's layer ---------------------------------------------------------
 run="$work/run"
@@ -149,7 +143,11 @@ for prog in hid-sensor-hub uinput-sensors smbus-regs vt-switch; do
 done
 gcc -O2 -Wall -Wextra -Werror -o "$layer/usr/local/bin/evdev-probe" "$repo/Tests/kernel/evdev-probe.c" \
     $(pkg-config --cflags --libs libevdev) || fail "Tests/kernel/evdev-probe.c does not build (Debian: libevdev-dev)"
-install -m 0755 "$repo/Tests/kernel/inside.sh" "$layer/usr/local/sbin/orientd-kernel-check"
+# The checks: inside.sh and the files it sources, beside it.
+mkdir -p "$layer/usr/local/lib/orientd-kernel-check"
+install -m 0644 "$repo"/Tests/kernel/*.sh "$layer/usr/local/lib/orientd-kernel-check/"
+chmod 0755 "$layer/usr/local/lib/orientd-kernel-check/inside.sh"
+ln -s ../lib/orientd-kernel-check/inside.sh "$layer/usr/local/sbin/orientd-kernel-check"
 cat >"$layer/etc/systemd/system/orientd-kernel-check.service" <<'EOF'
 [Unit]
 Description=orientd on the real kernel's drivers (make check-kernel)
@@ -212,7 +210,7 @@ for unit in iio-sensor-proxy.service apt-daily.timer apt-daily-upgrade.timer dpk
     ln -s /dev/null "$layer/etc/systemd/system/$unit"
 done
 (cd "$layer" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$run/layer.cpio"
-cat "$work/base.cpio" "$run/layer.cpio" >"$run/initrd"
+cat "$base_cpio" "$run/layer.cpio" >"$run/initrd"
 
 # --- boot ---------------------------------------------------------------------
 # ttyS0: the console (kernel, systemd, the checks' own output); ttyS1: the

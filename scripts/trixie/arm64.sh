@@ -2,9 +2,11 @@
 # `make check-arm64`: orientd for arm64 (the phones), built with Debian 13's
 # own Swift and run under qemu-user.
 #
-#  - Two cached trixie roots: amd64 (.build/trixie/root, make check-trixie's)
-#    and arm64 (.build/trixie/root-arm64, debootstrapped through qemu-user),
-#    each with swiftlang and the build dependencies of its architecture.
+#  - Two cached trixie roots (root.sh: outside the work tree, in
+#    $ORIENTD_CI_CACHE/trixie): amd64 (make check-trixie's) and arm64
+#    (debootstrapped through qemu-user), each with swiftlang and the build
+#    dependencies of its architecture, each used through a writable layer
+#    (.build/trixie/layer-amd64, layer-arm64; emptied at each run).
 #  - Cross-compiled in the amd64 root with the amd64 swiftlang 6.0.3, the arm64
 #    root as the SDK (--triple aarch64-unknown-linux-gnu --sdk, the arm64
 #    swiftlang's resource directory for the aarch64 Swift modules, lld,
@@ -27,8 +29,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/root.sh"
 repo=$(cd "$here/../.." && pwd)
 work="$repo/.build/trixie"
-root="$work/root"
-root64="$work/root-arm64"
 scratch="$work/arm64"
 steps=${*:-release tests}
 name=check-arm64
@@ -42,10 +42,16 @@ command -v debootstrap >/dev/null || fail "debootstrap is missing (Debian: deboo
 trixie_binfmt "$name"
 
 start=$(date +%s)
-trixie_root "$name" "$root" amd64 "$trixie_build_packages"
-trixie_root "$name" "$root64" arm64 "$trixie_build_packages"
+trixie_root "$name" trixie/root-amd64 amd64 "$trixie_build_packages"
+trixie_overlay "$trixie_root_dir" "$work/layer-amd64"
+root="$work/layer-amd64/merged" options=$trixie_overlay_options
+# The SDK is the cached arm64 root itself, read-only.
+trixie_root "$name" trixie/root-arm64 arm64 "$trixie_build_packages"
+sdk=$trixie_root_dir
+trixie_overlay "$trixie_root_dir" "$work/layer-arm64"
+root64="$work/layer-arm64/merged" options64=$trixie_overlay_options
 echo "$name: roots ready in $(($(date +%s) - start)) s"
-mkdir -p "$root$repo" "$root64$repo" "$root/sysroot" "$scratch"
+mkdir -p "$scratch"
 
 # The cross build: the arm64 root is the SDK at /sysroot inside the amd64 root.
 # $1 is the static or shared resource directory of the arm64 swiftlang.
@@ -79,14 +85,16 @@ CROSS
 )
 unshare --mount --propagation private sh -c '
     set -e
-    root=$1 root64=$2 repo=$3; shift 3
+    root=$1 sdk=$2 repo=$3 options=$4; shift 4
+    mount -t overlay overlay -o "$options" "$root"
     mount -t proc proc "$root/proc"
     mount --rbind /dev "$root/dev"
     mount -t tmpfs tmpfs "$root/tmp"
+    mkdir -p "$root$repo" "$root/sysroot"
     mount --bind "$repo" "$root$repo"
-    mount --bind "$root64" "$root/sysroot"
+    mount --bind -o ro "$sdk" "$root/sysroot"
     exec chroot "$root" /bin/sh -c "$1"
-' "$name" "$root" "$root64" "$repo" "$cross" || fail "the cross build failed"
+' "$name" "$root" "$sdk" "$repo" "$options" "$cross" || fail "the cross build failed"
 
 # Under qemu-aarch64, in the arm64 root.
 bin="$scratch/aarch64-unknown-linux-gnu"
@@ -145,12 +153,14 @@ for f in release/orientd release/orientctl; do
 done
 unshare --mount --propagation private sh -c '
     set -e
-    root64=$1 repo=$2; shift 2
+    root64=$1 repo=$2 options=$3; shift 3
+    mount -t overlay overlay -o "$options" "$root64"
     mount -t proc proc "$root64/proc"
     mount --rbind /sys "$root64/sys"
     mount --rbind /dev "$root64/dev"
     mount -t tmpfs tmpfs "$root64/tmp"
+    mkdir -p "$root64$repo"
     mount --bind "$repo" "$root64$repo"
     exec chroot "$root64" /bin/sh -c "$1"
-' "$name" "$root64" "$repo" "$run" || fail "under qemu-aarch64"
+' "$name" "$root64" "$repo" "$options64" "$run" || fail "under qemu-aarch64"
 echo "$name: ok in $(($(date +%s) - start)) s"

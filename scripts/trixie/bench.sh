@@ -4,12 +4,14 @@
 # libsystemd (257), and trixie's iio-sensor-proxy (3.7) as the peer, on the
 # same umockdev-faked devices as `make bench`.
 #
-# A minimal trixie root (debootstrapped once, cached in .build/trixie-bench/root,
-# apart from check-trixie's .build/trixie/root) gets swiftlang, the build
-# dependencies and what bench.py needs; every package is checked at each run and
-# whatever is missing is installed (a run never goes on without one). The work
-# tree is bind-mounted into it at its own path, and inside it, in a private
-# mount namespace with /proc, /sys, /dev and a fresh /tmp:
+# A minimal trixie root with swiftlang, the build dependencies and what
+# bench.py needs (root.sh: debootstrapped once, cached outside the work tree in
+# $ORIENTD_CI_CACHE/trixie/bench-amd64, apart from check-trixie's root) is used
+# through a writable layer (.build/trixie-bench/layer, emptied at each run);
+# every package is checked at each run and whatever is missing is installed
+# (a run never goes on without one). The work tree is bind-mounted into it at
+# its own path, and inside it, in a private mount namespace with /proc, /sys,
+# /dev and a fresh /tmp:
 #
 #   swift build -c release --static-swift-stdlib     as `make install` builds it
 #   (cd Benchmarks && swift build -c release)        only when bench.py's parts need it
@@ -25,17 +27,13 @@
 #   ORIENTD=$PWD/.build/release/orientd scripts/trixie/bench.sh --memory-only
 #
 # Exits 1 when a key of the parts run is null (bench.py's `reasons`).
-#
-# Delete .build/trixie-bench/root to rebuild the root.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/root.sh"
 repo=$(cd "$here/../.." && pwd)
 work="$repo/.build/trixie-bench"
-root="$work/root"
 scratch="$work/scratch"
 bench_scratch="$work/benchmarks"
-suite=trixie
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # Building (scripts/trixie/run.sh's list) and benchmarking (bench.py's
 # imports and tools: the peer, a bus, umockdev and its GObject bindings,
 # python-dbusmock for the peer's polkit, strace for the polls).
@@ -70,20 +68,11 @@ if [ $memory_only = yes ] || { [ $only = yes ] && [ $needed = no ]; }; then
     benchmarks=no
 fi
 
-mkdir -p "$work"
-if [ ! -f "$root/.bootstrapped-$suite" ]; then
-    command -v debootstrap >/dev/null || { echo "bench-trixie: debootstrap is missing (Debian: debootstrap)" >&2; exit 1; }
-    echo "bench-trixie: debootstrap $suite into $root (cached for later runs)"
-    rm -rf "$root" "$root.tmp"
-    debootstrap --variant=minbase "$suite" "$root.tmp" "$mirror" >"$work/debootstrap.log" 2>&1 || {
-        tail -20 "$work/debootstrap.log" >&2
-        echo "bench-trixie: debootstrap failed (log: $work/debootstrap.log)" >&2
-        exit 1
-    }
-    touch "$root.tmp/.bootstrapped-$suite"
-    mv "$root.tmp" "$root"
-fi
-mkdir -p "$root$repo" "$scratch" "$bench_scratch"
+command -v debootstrap >/dev/null || { echo "bench-trixie: debootstrap is missing (Debian: debootstrap)" >&2; exit 1; }
+trixie_root bench-trixie trixie/bench-amd64 amd64 "$packages"
+trixie_overlay "$trixie_root_dir" "$work/layer"
+root="$work/layer/merged"
+mkdir -p "$scratch" "$bench_scratch"
 
 # Inside, as root of the chroot: install what is missing, build, run.
 inside=$(cat <<INSIDE
@@ -129,11 +118,13 @@ INSIDE
 # A private mount namespace: the mounts go away with it, whatever happens.
 exec unshare --mount --propagation private sh -c '
     set -e
-    root=$1 repo=$2 inside=$3; shift 3
+    root=$1 repo=$2 inside=$3 options=$4; shift 4
+    mount -t overlay overlay -o "$options" "$root"
     mount -t proc proc "$root/proc"
     mount --rbind /sys "$root/sys"
     mount --rbind /dev "$root/dev"
     mount -t tmpfs tmpfs "$root/tmp"
+    mkdir -p "$root$repo"
     mount --bind "$repo" "$root$repo"
     exec chroot "$root" /bin/sh -c "$inside" bench-trixie "$@"
-' bench-trixie "$root" "$repo" "$inside" "$@"
+' bench-trixie "$root" "$repo" "$inside" "$trixie_overlay_options" "$@"

@@ -1,14 +1,16 @@
 #!/bin/sh
 # `make deb`: orientd's Debian package, built with Debian 13's own Swift
-# (swiftlang 6.0.3) in the trixie root make check-trixie uses
-# (.build/trixie/root, debootstrapped once), and checked with trixie's lintian.
+# (swiftlang 6.0.3) in the trixie root make check-trixie uses (root.sh:
+# debootstrapped once, cached outside the work tree; used through a writable
+# layer in .build/deb/layer, emptied at each run, so the cache is never
+# written), and checked with trixie's lintian.
 #
 #  1. The work tree's files (tracked and untracked, not ignored: what a clean
 #     clone plus your edits holds) are copied to .build/deb/src/orientd-VERSION.
 #  2. Inside the root (a private mount namespace: /proc, /dev; the root's own
-#     /tmp): debhelper, dpkg-dev and lintian are installed when missing, then
-#     the Build-Depends of debian/control (dpkg-checkbuilddeps; apt-get
-#     build-dep only when some are missing).
+#     /tmp), which has debhelper, dpkg-dev and lintian: the Build-Depends of
+#     debian/control checked (dpkg-checkbuilddeps; apt-get build-dep only when
+#     some are missing).
 #  3. dpkg-buildpackage -b -us -uc as an unprivileged user whose home is
 #     /nonexistent, HOME=/nonexistent: debian/rules puts
 #     HOME, SwiftPM's caches and TMPDIR in the source tree. Afterwards, any file
@@ -29,8 +31,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 arch=${1:-amd64}
 case $arch in
-amd64) root="$repo/.build/trixie/root" out="$repo/.build/deb" name=make-deb ;;
-arm64) root="$repo/.build/trixie/root-arm64" out="$repo/.build/deb/arm64" name=make-deb-arm64 ;;
+amd64) out="$repo/.build/deb" name=make-deb ;;
+arm64) out="$repo/.build/deb/arm64" name=make-deb-arm64 ;;
 *) echo "make-deb: the architecture is amd64 or arm64, not $arch" >&2; exit 2 ;;
 esac
 
@@ -48,18 +50,18 @@ if [ "$arch" = arm64 ]; then
     "$here/arm64.sh" release
     prebuilt="$repo/.build/trixie/arm64/aarch64-unknown-linux-gnu/release"
 fi
-trixie_root "$name" "$root" "$arch" "$trixie_build_packages"
-trixie_apt "$name" "$root" debhelper dpkg-dev lintian
+trixie_root "$name" "trixie/root-$arch" "$arch" "$trixie_build_packages"
 echo "$name: root ready in $(($(date +%s) - start)) s"
 
 version=$(sed -n '1s/^orientd (\([^)]*\)).*/\1/p' "$repo/debian/changelog")
 [ -n "$version" ] || { echo "$name: no version in the first line of debian/changelog" >&2; exit 1; }
 src="$out/src/orientd-$version"
-rm -rf "$out/src" "$out"/orientd*_"$arch".deb "$out"/orientd_*_"$arch".changes "$out"/orientd_*_"$arch".buildinfo
+rm -rf "$out/src" "$out/layer" "$out"/orientd*_"$arch".deb "$out"/orientd_*_"$arch".changes "$out"/orientd_*_"$arch".buildinfo
 mkdir -p "$src"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard | xargs -0 -r sh -c 'for f; do [ -e "$f" ] || [ -L "$f" ] && printf "%s\0" "$f"; done' sh \
     | tar --null -T - -c) | tar -C "$src" -x
-mkdir -p "$root/build"
+trixie_overlay "$trixie_root_dir" "$out/layer"
+root="$out/layer/merged"
 env=""
 if [ -n "$prebuilt" ]; then
     mkdir -p "$src/.prebuilt"
@@ -114,12 +116,14 @@ INSIDE
 status=0
 unshare --mount --propagation private sh -c '
     set -e
-    root=$1 out=$2; shift 2
+    root=$1 out=$2 options=$3; shift 3
+    mount -t overlay overlay -o "$options" "$root"
     mount -t proc proc "$root/proc"
     mount --rbind /dev "$root/dev"
+    mkdir -p "$root/build"
     mount --bind "$out" "$root/build"
     exec chroot "$root" /bin/sh -c "$1"
-' "$name" "$root" "$out" "$inside" || status=$?
+' "$name" "$root" "$out" "$trixie_overlay_options" "$inside" || status=$?
 [ "$status" = 0 ] || { echo "$name: FAILED (logs in $out)" >&2; exit 1; }
 mv "$out"/src/orientd*_"$version"_*.deb "$out"/src/orientd_"$version"_*.changes "$out"/src/orientd_"$version"_*.buildinfo "$out"/
 chown 0:0 "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo

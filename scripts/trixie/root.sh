@@ -1,65 +1,50 @@
-# Sourced (not run) by scripts/trixie/*.sh: a cached Debian 13 root.
+# Sourced (not run) by scripts/trixie/*.sh and scripts/check-boot/run.sh: a
+# cached Debian 13 root (scripts/cache.sh: outside the work tree, in
+# $ORIENTD_CI_CACHE, default /var/cache/orientd-ci).
 #
-#   trixie_root NAME ROOT ARCH PACKAGES
+#   trixie_root NAME ENTRY ARCH PACKAGES
 #
-# debootstraps a minbase trixie for ARCH (amd64, or arm64 through qemu-user:
-# qemu-user-static and binfmt_misc) into ROOT once, with PACKAGES
-# (space-separated) installed, and records PACKAGES in ROOT/.complete-trixie;
-# a later call with the same list reuses it, another list rebuilds it. NAME
-# prefixes the messages. Logs go next to ROOT. Exits 1 with the reason and the
-# log's tail on any failure.
+# Sets trixie_root_dir to the cache's ENTRY: a minbase trixie for ARCH (amd64,
+# or arm64 through qemu-user: qemu-user-static and binfmt_misc) with PACKAGES
+# (space-separated) installed, debootstrapped the first time and whenever the
+# architecture, the list or trixie_recipe below changes. NAME prefixes the
+# messages. Exits 1 with the reason and the log's tail on any failure.
+#
+# A root that a build writes into is used through trixie_overlay, never
+# written itself.
+. "$(dirname "$here")/cache.sh"
+
 # Debian 13's Swift and what Package.swift's system libraries need (the
 # Makefile's DEBIAN_DEPS for building, with trixie's names); udev for the
-# hwdb tests (systemd-hwdb). make check-trixie and make deb share this root.
-trixie_build_packages="swiftlang pkg-config libudev-dev libsystemd-dev libevdev-dev libstdc++-14-dev libc6-dev udev"
+# hwdb tests (systemd-hwdb); what make deb needs (debhelper, dpkg-dev,
+# lintian, and build-essential, which dpkg-checkbuilddeps asks for). make
+# check-trixie, make deb and make check-arm64 share this root.
+trixie_build_packages="swiftlang pkg-config libudev-dev libsystemd-dev libevdev-dev libstdc++-14-dev libc6-dev udev debhelper dpkg-dev lintian build-essential"
 
-trixie_root() {
-    _name=$1 _root=$2 _arch=$3 _packages=$4
-    _work=$(dirname "$_root")
-    _mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-    if [ -f "$_root/.complete-trixie" ] && [ "$(cat "$_root/.complete-trixie")" = "$_arch $_packages" ]; then
-        return 0
-    fi
-    echo "$_name: debootstrap trixie ($_arch) into $_root (cached for later runs)"
-    mkdir -p "$_work"
-    rm -rf "$_root" "$_root.tmp"
-    _log="$_work/debootstrap-$(basename "$_root").log"
-    debootstrap --arch="$_arch" --variant=minbase trixie "$_root.tmp" "$_mirror" >"$_log" 2>&1 || {
-        tail -20 "$_log" >&2
-        echo "$_name: debootstrap of trixie ($_arch) failed (log: $_log)" >&2
-        exit 1
-    }
-    _log="$_work/apt-$(basename "$_root").log"
+trixie_recipe() {
+    _dir=$1 _arch=$2 _packages=$3
+    debootstrap --arch="$_arch" --variant=minbase trixie "$_dir" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" >>"$cache_log" 2>&1 \
+        || cache_fail "$_name" "debootstrap of trixie ($_arch) failed"
     # shellcheck disable=SC2086 # a list of package names
-    chroot "$_root.tmp" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $_packages && apt-get clean" \
-        >"$_log" 2>&1 || {
-        tail -20 "$_log" >&2
-        echo "$_name: installing $_packages into the $_arch root failed (log: $_log)" >&2
-        exit 1
-    }
-    echo "$_arch $_packages" >"$_root.tmp/.complete-trixie"
-    mv "$_root.tmp" "$_root"
+    chroot "$_dir" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $_packages && apt-get clean" \
+        >>"$cache_log" 2>&1 || cache_fail "$_name" "installing $_packages into the $_arch root failed"
 }
 
-# trixie_apt NAME ROOT PACKAGES: installs PACKAGES into the root when any is
-# missing (nothing when all are there); exits 1 with apt's tail on failure.
-trixie_apt() {
-    _name=$1 _root=$2
-    shift 2
-    _missing=""
-    for _p in "$@"; do
-        chroot "$_root" dpkg-query -W -f='${Status}' "$_p" 2>/dev/null | grep -q "install ok installed" || _missing="$_missing $_p"
-    done
-    [ -n "$_missing" ] || return 0
-    echo "$_name: installing$_missing into $_root"
-    _log="$(dirname "$_root")/apt-$(basename "$_root").log"
-    # shellcheck disable=SC2086 # a list of package names
-    chroot "$_root" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $_missing && apt-get clean" \
-        >"$_log" 2>&1 || {
-        tail -20 "$_log" >&2
-        echo "$_name: installing$_missing failed (log: $_log)" >&2
-        exit 1
-    }
+trixie_root() {
+    _name=$1
+    cached "$1" "$2" "$(dirname "$here")/trixie/root.sh" trixie_recipe "$3" "$4"
+    trixie_root_dir=$cache_path
+}
+
+# trixie_overlay LOWER DIR: prepares a writable layer over the cached root
+# LOWER in DIR (emptied: each run starts from the cache as it is) and sets
+# trixie_overlay_options; in the caller's private mount namespace,
+#   mount -t overlay overlay -o "$trixie_overlay_options" DIR/merged
+# then gives the root to chroot into, its writes kept in DIR/upper.
+trixie_overlay() {
+    rm -rf "$2"
+    mkdir -p "$2/upper" "$2/work" "$2/merged"
+    trixie_overlay_options="lowerdir=$1,upperdir=$2/upper,workdir=$2/work"
 }
 
 # trixie_binfmt NAME: makes arm64 binaries run here (in chroots too): mounts

@@ -1,10 +1,12 @@
 #!/bin/sh
 # `make check-trixie`: builds and tests orientd with Debian 13's own Swift
 # (swiftlang 6.0.3, built with assertions on), the oldest toolchain supported.
-# A minimal trixie root (debootstrapped once, cached in .build/trixie/root) gets
-# swiftlang and the build dependencies; the work tree is bind-mounted into it
-# at its own path, and inside it, in a private mount namespace with /proc, /sys
-# and /dev:
+# A minimal trixie root with swiftlang and the build dependencies
+# (scripts/trixie/root.sh: debootstrapped once, cached outside the work tree in
+# $ORIENTD_CI_CACHE/trixie/root-amd64) is used through a writable layer
+# (.build/trixie/layer, emptied at each run); the work tree is bind-mounted
+# into it at its own path, and inside it, in a private mount namespace with
+# /proc, /sys and /dev:
 #
 #   swift build                                      the debug build
 #   swift build -c release --static-swift-stdlib     what `make install` builds
@@ -19,14 +21,11 @@
 #       the directory holding usr/bin/swift (swift.org's 6.3.1 for Debian 12
 #       runs on trixie's libraries), bind-mounted read-only at the same path,
 #       with its own scratch path (.build/trixie/scratch-VERSION)
-#
-# Delete .build/trixie/root to rebuild the root.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/root.sh"
 repo=$(cd "$here/../.." && pwd)
 work="$repo/.build/trixie"
-root="$work/root"
 scratch="$work/scratch"
 steps=${*:-debug release tests}
 flags=${SWIFT_FLAGS:-}
@@ -44,8 +43,10 @@ fi
 [ "$(id -u)" = 0 ] || { echo "check-trixie: needs root (debootstrap, chroot)" >&2; exit 1; }
 command -v debootstrap >/dev/null || { echo "check-trixie: debootstrap is missing (Debian: debootstrap)" >&2; exit 1; }
 
-trixie_root check-trixie "$root" amd64 "$trixie_build_packages"
-mkdir -p "$root$repo" "$scratch"
+trixie_root check-trixie trixie/root-amd64 amd64 "$trixie_build_packages"
+trixie_overlay "$trixie_root_dir" "$work/layer"
+root="$work/layer/merged"
+mkdir -p "$scratch"
 
 # Inside: each step timed; the tests run the binaries this toolchain built.
 inside=$(cat <<INSIDE
@@ -84,6 +85,7 @@ INSIDE
 exec unshare --mount --propagation private sh -c '
     set -e
     root=$1 repo=$2 toolchain=$3 inside=$4
+    mount -t overlay overlay -o "$5" "$root"
     mount -t proc proc "$root/proc"
     mount --rbind /sys "$root/sys"
     mount --rbind /dev "$root/dev"
@@ -96,4 +98,4 @@ exec unshare --mount --propagation private sh -c '
         mount --bind -o ro "$toolchain" "$root$toolchain"
     fi
     exec chroot "$root" /bin/sh -c "$inside"
-' check-trixie "$root" "$repo" "$toolchain" "$inside"
+' check-trixie "$root" "$repo" "$toolchain" "$inside" "$trixie_overlay_options"
