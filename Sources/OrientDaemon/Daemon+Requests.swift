@@ -25,8 +25,9 @@ extension Daemon {
         case .get:
             if let sensor, sensor.status == .idle {
                 // Idle sensor: sample briefly for a fresh reading (answered within a second).
-                pendingGets.add(client, seq: seq) { [unowned self] in self.answerPendingGets() }
+                pendingGets.add(client, seq: seq)
                 updateDemand()
+                pendingGets.wait { [unowned self] in self.answerPendingGets() }
                 return
             }
             server.send(state.json(seq: seq), to: client)

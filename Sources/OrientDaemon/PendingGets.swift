@@ -19,10 +19,16 @@ final class PendingGets {
 
     var isEmpty: Bool { waiting.isEmpty }
 
-    /// Holds `client`'s `get`; `due` answers every waiting one when the first has waited ``waitMs``.
-    func add(_ client: ClientConnection, seq: Int64?, due: @escaping () -> Void) {
+    /// Holds `client`'s `get`.
+    func add(_ client: ClientConnection, seq: Int64?) {
         waiting.append((client, seq))
-        guard timer == nil else { return }
+    }
+
+    /// Unless already waiting, `due` answers every waiting `get` ``waitMs``
+    /// from now: called once the sensor has been opened for them, so that the
+    /// time opening it took does not count against the wait.
+    func wait(due: @escaping () -> Void) {
+        guard timer == nil, !waiting.isEmpty else { return }
         timer = loop.schedule(atMs: MonotonicClock.nowMs() + Self.waitMs) { [unowned self] in
             self.timer = nil
             due()
