@@ -162,8 +162,9 @@ check-kernel: deps
 # builds it (static Swift runtime, lld and every flag of Package.swift's
 # release link), and `swift test`. About 7 minutes, plus ~2 for
 # the first root; needs root (debootstrap, chroot).
-# TRIXIE_STEPS picks steps (debug, release, tests; default all): CI runs only
-# tests, since make deb has built the release with the same compiler.
+# TRIXIE_STEPS picks steps (debug, release, tests; default all; build-tests
+# builds what tests runs): CI runs only tests, since make deb has built the
+# release with the same compiler.
 check-trixie: DEBIAN_DEPS += debootstrap
 check-trixie: deps
 	SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/trixie/run.sh $(TRIXIE_STEPS)

@@ -29,10 +29,11 @@ active() { [ "$(systemctl is-active "$1")" = active ]; }
 prop() { systemctl show -P "$1" orientd.service; }
 
 # 1. Socket activation: the socket listens, the service is not running until a
-# client connects, then a client gets a state.
+# client connects, then a client gets a state. (The daemon may answer a moment
+# before systemd has taken its READY=1: the unit's state is waited for.)
 if active orientd.socket && ! active orientd.service; then
     state=$(orientctl --json get 2>&1)
-    if active orientd.service && [[ "$state" == *'"type":"state"'* ]]; then
+    if wait_for 10 active orientd.service && [[ "$state" == *'"type":"state"'* ]]; then
         pass "socket activation: orientctl get started orientd.service and got $state"
     else
         fail "socket activation: get printed '$state', service $(systemctl is-active orientd.service)"
@@ -52,7 +53,9 @@ fi
 
 # 3. D-Bus activation by name: with orientd stopped, monitor-sensor waits for
 # the name; a call to the name makes the bus start orientd.service, which takes
-# it, and monitor-sensor sees it appear.
+# it, and monitor-sensor sees it appear. The name comes a moment before
+# systemd has taken READY=1 (CI saw the unit still activating): the unit's
+# state is waited for.
 systemctl stop orientd.service
 monitor_log=$(mktemp)
 monitor-sensor >"$monitor_log" 2>&1 &
@@ -60,7 +63,7 @@ monitor=$!
 wait_for 10 grep -q "Waiting for iio-sensor-proxy" "$monitor_log"
 reply=$(dbus-send --system --print-reply --reply-timeout=$((25000 * slowdown)) --dest=net.hadess.SensorProxy /net/hadess/SensorProxy \
     org.freedesktop.DBus.Properties.Get string:net.hadess.SensorProxy string:HasAccelerometer 2>&1)
-if wait_for 20 grep -q "iio-sensor-proxy appeared" "$monitor_log" && active orientd.service \
+if wait_for 20 grep -q "iio-sensor-proxy appeared" "$monitor_log" && wait_for 10 active orientd.service \
     && [[ "$reply" == *"boolean false"* ]] && wait_for 10 grep -q "=== No accelerometer" "$monitor_log" \
     && journalctl -u dbus.service --no-pager | grep -q "Activating via systemd: service name='net.hadess.SensorProxy'"; then
     pass "D-Bus activation: the bus started orientd.service for net.hadess.SensorProxy; monitor-sensor printed: $(tr '\n' '|' <"$monitor_log")"

@@ -15,7 +15,9 @@
 # with the scratch path .build/trixie/scratch, so the host's .build is left to
 # the host's toolchain. Each step's time is printed; exits 1 on the first failure.
 #
-#   scripts/trixie/run.sh [STEP...]   steps: debug release tests (default: all)
+#   scripts/trixie/run.sh [STEP...]   steps: debug release tests (default: all);
+#                                     build-tests, the first half of tests alone
+#                                     (CI builds them early, beside make check)
 #   SWIFT_FLAGS="-Xswiftc -warnings-as-errors" scripts/trixie/run.sh
 #   TOOLCHAIN=/opt/swift scripts/trixie/run.sh   another toolchain on Debian 13:
 #       the directory holding usr/bin/swift (swift.org's 6.3.1 for Debian 12
@@ -69,13 +71,14 @@ for s in $steps; do
     case \$s in
     debug) step debug $swift build --scratch-path "$scratch" $flags ;;
     release) step release $swift build --scratch-path "$scratch" -c release --static-swift-stdlib $flags ;;
+    build-tests) step build-tests $swift build --scratch-path "$scratch" --build-tests $flags ;;
     tests)
         step build-tests $swift build --scratch-path "$scratch" --build-tests $flags
         # One at a time, as make check runs them: in parallel on 2 cores the
         # integration tests, which block on child processes, starve the
         # client library's async tests past their timeouts.
         step test $swift test --scratch-path "$scratch" --skip-build --no-parallel ;;
-    *) echo "check-trixie: unknown step \$s (debug, release, tests)" >&2; exit 2 ;;
+    *) echo "check-trixie: unknown step \$s (debug, release, build-tests, tests)" >&2; exit 2 ;;
     esac
 done
 INSIDE
