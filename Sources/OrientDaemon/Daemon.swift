@@ -25,8 +25,8 @@ package final class Daemon {
     private(set) var server: SocketServer?
     /// The D-Bus side (net.hadess.SensorProxy), when enabled.
     private(set) var sensorProxy: SensorProxyBus?
-    /// Readings since the sensor last became active (the D-Bus side's first claim waits for one).
-    private var readingsSinceActive = 0
+    /// The accelerometer's losses (`HardwareSensor.losses`) whose readings the engine has forgotten.
+    private var lossesForgotten = 0
     let output = LineWriter(fd: 1)
     var natural: NaturalGeometry
     /// Why `natural` is what it is (`status`): `config`, `drm` or `default`.
@@ -69,6 +69,8 @@ package final class Daemon {
         self.config = config
         self.log = log
         loop = try EventLoop()
+        var stalls = ThrottledLog(level: .notice)
+        loop.onStall = { [log] ms, what in stalls.write("the event loop was held \(Int(ms)) ms by a \(what) callback", to: log) }
         seat = SeatOracle(users: config.seatUsers)
         (natural, naturalReason) = PanelGeometry.natural(config.natural)
         lock = RotationLock(stateDirectory: StateDirectory(path: options.stateDirectory), loop: loop, log: log)
@@ -209,7 +211,6 @@ package final class Daemon {
     /// pending: the sensor keeps its full rate while the classifier is deciding.
     private func hardwareSample(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
         broadcastSample(sample)
-        readingsSinceActive += 1
         let published = engine.process(sample)
         noteGravity()
         if let published {
@@ -228,17 +229,19 @@ package final class Daemon {
 
     private func hardwareChanged() {
         guard let sensor else { return }
-        let wasActive = engine.sensor == .active
+        let opened = sensor.status == .active && engine.sensor != .active && !engine.awaitingReadings
+        if opened || sensor.losses != lossesForgotten {
+            // Opened, or the device lost: what it said before is not published
+            // again as what it says now.
+            lossesForgotten = sensor.losses
+            engine.forgetReadings()
+        }
         engine.mountMatrix = sensor.mountMatrix
         var classifier = sensor.zSign.applied(to: config.classifier)
         classifier.onChange = sensor.isOnChange
         classifier.sampleRateHz = sensor.rateHz
         if classifier != engine.classifier.config { engine.reconfigure(classifier) }
         followCalibration(of: sensor)
-        if sensor.status == .active, !wasActive {
-            engine.resetClassifier()
-            readingsSinceActive = 0
-        }
         if let published = engine.setSensor(sensor.status, atMs: MonotonicClock.nowMs()) { publish(published) }
         if sensor.status == .absent { answerPendingGets() }
         scheduleDeadline()
@@ -339,7 +342,7 @@ package final class Daemon {
         let reading: Bool
         switch state.sensor {
         case .mock: reading = true
-        case .active: reading = readingsSinceActive > 0
+        case .active: reading = true  // published once its readings decide (`OrientationEngine.setSensor`)
         case .idle, .absent: reading = false
         }
         return SensorProxyService.Reading(

@@ -5,8 +5,9 @@ import OrientProtocol
 import CLinux
 
 /// The daemon's one event loop: epoll over file descriptors, one timerfd for all
-/// timers, and a signalfd for signals. Single-threaded; every callback runs on
-/// the thread that called `run()`, so state needs no locks.
+/// timers, and a signalfd for signals. Every callback runs on the thread that
+/// called `run()`, so state needs no locks (a `Poller`'s thread only hands
+/// its readings back, through an eventfd).
 ///
 /// Nothing runs unless an fd is ready or a timer is due: with no timers armed
 /// and no traffic, the process sleeps in `epoll_wait` and makes no wakeups.
@@ -55,6 +56,13 @@ package final class EventLoop {
 
     /// Wakeups counted since start (epoll_wait returns), for tests and benchmarks.
     package private(set) var wakeups = 0
+
+    /// Told when one callback held the loop longer than `stallMs` (how long,
+    /// and what: `timer` or `fd N`): nothing on the loop may block (a sysfs
+    /// read a driver sleeps in belongs on a `Poller`'s thread).
+    package var onStall: ((_ ms: Double, _ what: String) -> Void)?
+    /// How long a callback may hold the loop before `onStall` hears of it, ms.
+    package static let stallMs = 200.0
 
     /// Creates the epoll instance and the timerfd. Fails only if the kernel refuses.
     package init() throws(SystemError) {
@@ -182,10 +190,17 @@ package final class EventLoop {
                 let generation = UInt32(truncatingIfNeeded: data >> 32)
                 // The fd may have been closed and reused by an earlier handler in this batch.
                 guard let watch = watches[fd], watch.generation == generation else { continue }
+                let started = MonotonicClock.nowMs()
                 watch.handler(Events(rawValue: events[i].events))
+                noteDuration(since: started, "fd \(fd)")
                 if !running { break }
             }
         }
+    }
+
+    private func noteDuration(since started: Double, _ what: @autoclosure () -> String) {
+        let ms = MonotonicClock.nowMs() - started
+        if ms > EventLoop.stallMs, let onStall { onStall(ms, what()) }
     }
 
     /// Makes `run()` return after the current callback.
@@ -213,6 +228,7 @@ package final class EventLoop {
             timers.swapAt(due, timers.count - 1)
             let timer = timers.removeLast()
             timer.action()
+            noteDuration(since: now, "timer")
             if !running { return }
         }
     }

@@ -46,6 +46,17 @@ package final class HardwareSensor {
     /// Called when the status, device or mount matrix changed.
     package var onChange: () -> Void = {}
 
+    /// The rate readings arrive at while open, Hz (`status`, beside `rateHz`);
+    /// nil when none came lately.
+    package var deliveredHz: Double? { meter.hz(atMs: MonotonicClock.nowMs()) }
+    private var meter = RateMeter()
+
+    /// A driver's reading: measured, then handed to `onSample`.
+    func deliver(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
+        meter.note(sample.tMs)
+        return onSample(sample)
+    }
+
     private let loop: EventLoop
     private let log: Log
     private let udev: Udev
@@ -73,6 +84,11 @@ package final class HardwareSensor {
     package var isOnChange: Bool { driver?.isOnChange ?? false }
 
     private var loggedAbsent = false
+
+    /// How many times the device read was lost (removed, unbound, or failing
+    /// as a vanished device does): what was read before says nothing of the
+    /// device now, and the daemon forgets it (`OrientationEngine.forgetReadings`).
+    package private(set) var losses = 0
 
     /// Poll at the sensor's rate even while the device rests (someone records the
     /// readings). Turned on while polling slowly, the next reading is taken now,
@@ -223,6 +239,7 @@ package final class HardwareSensor {
         device = chosen
         if chosen?.info.sysname != previous?.info.sysname {
             closeDevice()
+            if previous != nil { losses += 1 }
             if let chosen {
                 log.notice("\(what): \(chosen.info.sysname) (\(chosen.info.name ?? "unnamed")) at \(chosen.info.syspath)")
             } else if previous != nil {
@@ -310,6 +327,7 @@ package final class HardwareSensor {
         }
         self.driver = driver
         status = .active
+        meter.reset()
         let (started, problem) = driver.start()
         if !started { markUnreadable(device, problem ?? "has nothing to read") }
     }
@@ -328,7 +346,9 @@ package final class HardwareSensor {
             markUnreadable(device, reason)
         } else {
             closeDevice()
+            losses += 1
             status = .idle
+            onChange()
             rescanLater(reason: "read failed")
         }
     }

@@ -18,13 +18,13 @@ package final class HwmonLightDriver: SensorDriver {
     }
 
     package static func sources(for device: SensorDevice) -> [String] { ["light"] }
-    private let poller: Poller
+    private let poller: Poller<Result<[UInt8], SensorError>>
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
-        poller = Poller(loop: loop, intervalMs: 2000)
+        poller = Poller(loop: loop, log: log)
         log.info("\(device.sysname): light from 'light' every 2000 ms")
         poller.start(
-            reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: "light"), log: log,
+            reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: "light"), intervalMs: 2000, log: log,
             sysname: device.sysname, parse: { bytes throws(AttributeError) in
                 .light(try OrientSensors.HwmonLight.level(String(decoding: bytes, as: UTF8.self)))
             },

@@ -13,27 +13,23 @@ package struct SensorError: Error, Sendable, CustomStringConvertible {
     package var description: String { message }
 }
 
-/// One accelerometer: its raw attributes read on demand (the polled path), its
-/// `sampling_frequency` set, and (when asked) a buffer of scans
-/// (`BufferedCapture`).
+/// One accelerometer: its `sampling_frequency` set, and (when asked) a
+/// buffer of scans (`BufferedCapture`); the polled path reads its raw
+/// attributes on a thread of its own (`RawAttributes`, `Poller`).
 ///
-/// Both paths read and write sysfs themselves, without libiio: the three
-/// `in_accel_*_raw` files stay open while sampling and are read with pread(2),
-/// without an open and close per reading (issue 7); buffered capture sets up
-/// the scan elements and reads `/dev/iio:deviceN` (IIOBuffer.swift). libiio
-/// would bring libxml2, ICU, avahi, D-Bus, libsystemd and libusb with it
-/// (docs/architecture.md, Memory, has the figure).
+/// Both paths read and write sysfs themselves, without libiio: buffered
+/// capture sets up the scan elements and reads `/dev/iio:deviceN`
+/// (IIOBuffer.swift). libiio would bring libxml2, ICU, avahi, D-Bus,
+/// libsystemd and libusb with it (docs/architecture.md, Memory, has the figure).
 ///
-/// Owned by the event loop's thread. Stopping sampling closes the raw files and
-/// stopping the buffer closes the device node, so an idle daemon holds nothing open.
+/// Owned by the event loop's thread. Stopping the buffer closes the device
+/// node, so an idle daemon holds nothing open.
 package final class IIOAccelerometer {
     /// The device id (`iio:device0`).
     package let sysname: String
     /// The device's sysfs directory.
-    private let directory: String
+    package let directory: String
     private var capture: BufferedCapture?
-    /// `in_accel_{x,y,z}_raw`, for the polled path.
-    private let raw: RawAttributes
 
     /// Opens the accelerometer `sysname` (`iio:deviceN`): checks that its x, y
     /// and z channels exist (as raw attributes or scan elements).
@@ -50,7 +46,6 @@ package final class IIOAccelerometer {
                 throw SensorError(message: "\(sysname) has no accel_\(axis) channel", code: ENODEV)
             }
         }
-        raw = RawAttributes(sysname: sysname, directory: directory)
     }
 
     deinit {
@@ -58,18 +53,6 @@ package final class IIOAccelerometer {
     }
 
     private static let axisNames = ["x", "y", "z"]
-
-    /// Reads `in_accel_{x,y,z}_raw` (the polled path): `RawAttributes.read()`.
-    package func readRaw() throws(SensorError) -> Vector3 { try raw.read() }
-
-    /// Closes the raw attribute files and the replacement watch (sampling stopped).
-    package func closeRawAttributes() { raw.close() }
-
-    /// Watches the device directory for replaced raw files: `RawAttributes.watchReplacements()`.
-    package func watchReplacements() -> Int32? { raw.watchReplacements() }
-
-    /// The device directory changed: `RawAttributes.replacementsNoted()`.
-    package func replacementsNoted() { raw.replacementsNoted() }
 
     /// Writes `text` to a sysfs attribute of the device in one write(2); false
     /// when it does not exist or refuses the value. (O_TRUNC, as libiio's
@@ -80,6 +63,12 @@ package final class IIOAccelerometer {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         return writeAll(fd: fd, Array(text.utf8))
+    }
+
+    /// A sysfs attribute of the device as text (at most 4 KiB), nil when it
+    /// does not exist or cannot be read.
+    package func readAttribute(_ name: String) -> String? {
+        (try? readFile("\(directory)/\(name)", limit: 4096)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     private func hasAttribute(_ name: String) -> Bool {

@@ -22,9 +22,8 @@ final class IIOAccelDriver: AccelerometerDriver {
     private let loop: EventLoop
     private let log: Log
     private let accelerometer: IIOAccelerometer
-    private var pollTimer: EventLoop.TimerID?
-    /// The raw attribute files' replacement watch while polling (see `IIOAccelerometer.watchReplacements`).
-    private var replacementFD: Int32?
+    /// The polled path's reads, off the loop.
+    private let poller: Poller<Result<Vector3, SensorError>>
     /// The buffer's poll fd while buffered capture runs.
     private var bufferFD: Int32?
     /// Fires when the buffer has delivered nothing in time: fall back to polling.
@@ -63,9 +62,11 @@ final class IIOAccelDriver: AccelerometerDriver {
         self.loop = loop
         self.log = log
         accelerometer = try IIOAccelerometer(sysname: device.info.sysname)
+        poller = Poller(loop: loop, log: log)
         let a = device.attributes
         let available = a["sampling_frequency_available"] ?? a["in_accel_sampling_frequency_available"]
-        let current = a["sampling_frequency"] ?? a["in_accel_sampling_frequency"]
+        // Read now, not at enumeration: on a HID sensor it asks the hub (`Udev.isReading`).
+        let current = accelerometer.readAttribute("sampling_frequency") ?? accelerometer.readAttribute("in_accel_sampling_frequency")
         if let hz = SamplingFrequency.choose(available: available, current: current, target: sensor.config.classifier.sampleRateHz) {
             if accelerometer.setSamplingFrequency(hz) {
                 log.info("\(device.info.sysname): sampling_frequency set to \(formatFrequency(hz)) Hz")
@@ -96,10 +97,8 @@ final class IIOAccelDriver: AccelerometerDriver {
     /// A recorder wants every reading: take the next one now, not at the end
     /// of the still interval.
     func takeReadingNow() {
-        guard capture == .polled, pollTimer != nil else { return }
-        loop.cancel(pollTimer)
-        pollTimer = nil
-        poll()
+        guard capture == .polled else { return }
+        poller.pollNow()
     }
 
     private func startPolling() {
@@ -109,11 +108,11 @@ final class IIOAccelDriver: AccelerometerDriver {
             ? "; every \(formatFrequency(policy.stillIntervalMs)) ms while still" : ""
         log.info("\(device.info.sysname): sampling at \(formatFrequency(sensor.rateHz)) Hz (polled\(still))")
         sensor.samplingPolicy.start(atMs: MonotonicClock.nowMs())
-        if replacementFD == nil, let fd = accelerometer.watchReplacements() {
-            replacementFD = fd
-            loop.watch(fd, for: .readable) { [unowned self] _ in self.accelerometer.replacementsNoted() }
-        }
-        poll()
+        let raw = ThreadOwned(RawAttributes(sysname: device.info.sysname, directory: accelerometer.directory))
+        poller.start(
+            name: device.info.sysname, read: { Result { () throws(SensorError) in try raw.value.read() } },
+            finish: { raw.value.close() }
+        ) { [unowned self] reading, t in self.polled(reading, atMs: t) }
     }
 
     /// Starts buffered capture; false when the buffer cannot be set up.
@@ -213,7 +212,7 @@ final class IIOAccelDriver: AccelerometerDriver {
             // backlog read at start collapses onto the start instead of going back in time.
             let t = max(now - age, lastBufferedTime)
             lastBufferedTime = t
-            _ = sensor.onSample(Sample(tMs: t, vector: calibration.apply(raw: scan.raw)))
+            _ = sensor.deliver(Sample(tMs: t, vector: calibration.apply(raw: scan.raw)))
             if closed { return }
         }
     }
@@ -226,29 +225,23 @@ final class IIOAccelDriver: AccelerometerDriver {
         capture = .none
     }
 
-    /// Stops the polled path: its timer, the replacement watch, the raw attribute files.
+    /// Stops the polled path (its thread closes the raw attribute files).
     private func stopPolling() {
-        loop.cancel(pollTimer)
-        pollTimer = nil
-        if let fd = replacementFD { loop.unwatch(fd) }
-        replacementFD = nil
-        accelerometer.closeRawAttributes()
+        poller.stop()
     }
 
-    /// One reading of the polled path; schedules the next at the policy's interval.
-    /// Nothing here allocates or logs in the common case.
-    private func poll() {
-        guard !closed else { return }
-        let t = MonotonicClock.nowMs()
+    /// One reading of the polled path, taken at `t`; returns the interval to
+    /// the next (the policy's). Nothing here allocates or logs in the common case.
+    private func polled(_ reading: Result<Vector3, SensorError>, atMs t: Double) -> Double {
         let interval: Double
         do {
-            let raw = try accelerometer.readRaw()
+            let raw = try reading.get()
             if failures > 0 { log.notice("\(accelerometer.sysname): reading again after \(failures) failed reads") }
             failures = 0
             loggedFailure = false
             let vector = sensor.calibration.apply(raw: raw)
-            let classifier = sensor.onSample(Sample(tMs: t, vector: vector))
-            guard !closed else { return }
+            let classifier = sensor.deliver(Sample(tMs: t, vector: vector))
+            guard !closed else { return 0 }
             let panel = sensor.mountMatrix.apply(vector)
             let settling = sensor.fullRate || classifier.deadlinePending
                 || classifier.filtered.map { sensor.samplingPolicy.differs($0, panel) } ?? true
@@ -264,7 +257,7 @@ final class IIOAccelDriver: AccelerometerDriver {
                     log.warning("\(error); treating the sensor as removed")
                     sensor.driverFailed(unreadable: nil)
                 }
-                return
+                return 0
             }
             if error.code == EINVAL {
                 if !loggedGarbage { log.warning("\(error) (dropping such readings)") }
@@ -274,7 +267,7 @@ final class IIOAccelDriver: AccelerometerDriver {
                 loggedFailure = true
             }
         }
-        pollTimer = loop.schedule(atMs: t + interval) { [unowned self] in self.poll() }
+        return interval
     }
 }
 

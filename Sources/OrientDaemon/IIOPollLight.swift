@@ -23,7 +23,7 @@ package final class IIOPollLight: SensorDriver {
         return [channel.value, channel.scale, channel.offset].compactMap { $0 }
     }
 
-    private let poller: Poller
+    private let poller: Poller<Result<[UInt8], SensorError>>
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
         guard let channel = LightChannel.find(in: device.attributeNames) else {
@@ -40,7 +40,7 @@ package final class IIOPollLight: SensorDriver {
         let offset = current(channel.offset)
         let sources = IIOPollLight.sources(for: device)
         let interval = LightChannel.pollIntervalMs(integrationTime: current(channel.integrationTime))
-        poller = Poller(loop: loop, intervalMs: interval)
+        poller = Poller(loop: loop, log: log)
         // A scale that cannot be used is an error at open, not a stream of bad levels.
         do {
             _ = try channel.level(value: "0", scale: scale, offset: nil)
@@ -50,7 +50,7 @@ package final class IIOPollLight: SensorDriver {
         let scaleBytes = scale.map { Array($0.utf8) }, offsetBytes = offset.map { Array($0.utf8) }
         log.info("\(device.sysname): light from \(sources.joined(separator: ", ")) every \(formatFrequency(interval)) ms")
         poller.start(
-            reading: SysfsAttribute(sysname: device.sysname, directory: directory, name: channel.value), log: log,
+            reading: SysfsAttribute(sysname: device.sysname, directory: directory, name: channel.value), intervalMs: interval, log: log,
             sysname: device.sysname,
             parse: { bytes throws(AttributeError) in
                 .light(LightLevel(try channel.level(value: bytes, scale: scaleBytes, offset: offsetBytes), unit: .lux))

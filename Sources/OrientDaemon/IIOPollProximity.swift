@@ -50,17 +50,17 @@ package final class IIOPollProximity: SensorDriver {
     }
 
     private var threshold: ProximityThreshold
-    private let poller: Poller
+    private let poller: Poller<Result<[UInt8], SensorError>>
 
     package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
         guard let channel = IIOPollProximity.channel(device), case .success(let near) = IIOPollProximity.nearLevel(device) else {
             throw SensorError(message: "\(device.sysname): no proximity channel with a near level", code: ENODEV)
         }
         threshold = ProximityThreshold(nearLevel: near.level)
-        poller = Poller(loop: loop, intervalMs: 500)
+        poller = Poller(loop: loop, log: log)
         log.info("\(device.sysname): proximity from \(channel), near at \(formatFrequency(near.level)) (\(near.source)), far below \(formatFrequency(threshold.farBelow))")
         poller.start(
-            reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: channel), log: log,
+            reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: channel), intervalMs: 500, log: log,
             sysname: device.sysname,
             parse: { [unowned self] bytes throws(AttributeError) in
                 .proximity(near: self.threshold.update(raw: try attributeNumber(bytes, attribute: channel)))

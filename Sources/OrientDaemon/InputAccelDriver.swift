@@ -119,7 +119,7 @@ final class InputAccelDriver: AccelerometerDriver {
     }
 
     private func deliver() {
-        _ = sensor.onSample(Sample(tMs: MonotonicClock.nowMs(), vector: raw * scale))
+        _ = sensor.deliver(Sample(tMs: MonotonicClock.nowMs(), vector: raw * scale))
     }
 
     /// Every reading is delivered as it comes: nothing to hurry.

@@ -8,17 +8,18 @@ import OrientProtocol
 /// allocating. libiio's local backend reads these attributes the same way,
 /// one read per attribute; no libiio here.
 ///
-/// Owned by `IIOAccelerometer`, on the event loop's thread.
+/// Read on a `Poller`'s thread, which alone uses it (a HID sensor's reads
+/// sleep while it powers up).
 final class RawAttributes {
     /// The device id (`iio:device0`), for messages.
     private let sysname: String
     /// The device's sysfs directory, watched for replaced files.
     private let directory: String
+    /// An inotify descriptor on `directory` while the files are open, else -1
+    /// (then each read checks its file with fstat instead).
+    private var replacementFD: Int32 = -1
     /// `<directory>/in_accel_{x,y,z}_raw`.
     private let paths: [String]
-    /// An inotify descriptor on `directory` while `watchReplacements()` is in
-    /// force, else -1 (then each read checks its file with fstat instead).
-    private var replacementFD: Int32 = -1
     /// Open raw attribute files, -1 when closed (fixed storage: read on every poll).
     private let rawFDs: UnsafeMutablePointer<Int32>
     /// One attribute's text; allocated once.
@@ -47,62 +48,55 @@ final class RawAttributes {
     /// or deinit) and are read with pread(2) at offset 0, which makes sysfs show the
     /// attribute afresh: no open, close or allocation per reading. A file whose
     /// read failed is opened again at the next reading, and so are files replaced
-    /// under their descriptors (a testbed renaming new files over them; never
-    /// real sysfs): noticed by `watchReplacements()`, or without it by fstat(2)
-    /// showing no link left.
+    /// under their descriptors (a testbed renaming new files over them, or
+    /// exchanging them; never real sysfs): an inotify watch on the directory
+    /// says so, read without blocking before each reading (real sysfs never
+    /// replaces an attribute, so there it stays silent); without inotify,
+    /// fstat(2) showing no link left.
     func read() throws(SensorError) -> Vector3 {
+        noteReplacements()
         let x = try readRawAxis(0)
         let y = try readRawAxis(1)
         let z = try readRawAxis(2)
         return Vector3(x, y, z)
     }
 
-    /// Closes the raw attribute files and the replacement watch (sampling
-    /// stopped); the next `read` opens the files again.
+    /// Closes the raw attribute files and the directory watch (sampling
+    /// stopped); the next `read` opens them again.
     func close() {
-        closeRawFiles()
+        closeFiles()
         if replacementFD >= 0 {
             Glibc.close(replacementFD)
             replacementFD = -1
         }
     }
 
-    private func closeRawFiles() {
+    private func closeFiles() {
         for axis in 0..<3 where rawFDs[axis] >= 0 {
             Glibc.close(rawFDs[axis])
             rawFDs[axis] = -1
         }
     }
 
-    /// Watches the device directory for files created, moved or deleted in it,
-    /// and returns the descriptor to watch for readability (then call
-    /// `replacementsNoted()`); nil when inotify is unavailable, and then every
-    /// read checks its file with fstat(2) instead.
-    ///
-    /// Real sysfs never replaces an attribute, so on hardware this descriptor
-    /// stays silent; a testbed replacing the files (renaming new ones over
-    /// them) makes it readable. Either way a reading costs no fstat calls.
-    func watchReplacements() -> Int32? {
-        if replacementFD >= 0 { return replacementFD }
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { return nil }
-        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
-        guard inotify_add_watch(fd, directory, mask) >= 0 else {
-            Glibc.close(fd)
-            return nil
+    /// Starts the directory watch with the first reading; closes the files
+    /// when it reports a change, so this reading opens what is there now.
+    private func noteReplacements() {
+        if replacementFD < 0 {
+            let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            guard fd >= 0 else { return }
+            let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+            guard inotify_add_watch(fd, directory, mask) >= 0 else {
+                Glibc.close(fd)
+                return
+            }
+            replacementFD = fd
+            return
         }
-        replacementFD = fd
-        return fd
-    }
-
-    /// The device directory changed: drains the watch and closes the raw files,
-    /// so the next reading opens what is there now.
-    func replacementsNoted() {
-        guard replacementFD >= 0 else { return }
+        var changed = false
         withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer in
-            while Glibc.read(replacementFD, buffer.baseAddress, buffer.count) > 0 {}
+            while Glibc.read(replacementFD, buffer.baseAddress, buffer.count) > 0 { changed = true }
         }
-        closeRawFiles()
+        if changed { closeFiles() }
     }
 
     private func readRawAxis(_ axis: Int) throws(SensorError) -> Double {

@@ -25,6 +25,14 @@ package final class SensorHub {
     private let udev: Udev
     private let loop: EventLoop
     private let log: Log
+    /// Enumerates sysfs for each batch of udev events off the loop: on a
+    /// hub's re-creation the machine is busy with udev's own work, and each
+    /// look at sysfs took hundreds of milliseconds, which on the loop held up
+    /// the accelerometer coming back.
+    private let enumerator: Poller<Udev.Enumeration>
+    /// Events the enumeration in flight was asked for, and those come since.
+    private var enumerating: [Udev.Event] = []
+    private var pending: [Udev.Event] = []
 
     package init(loop: EventLoop, log: Log, config: DaemonConfig) throws(SystemError) {
         self.loop = loop
@@ -36,6 +44,7 @@ package final class SensorHub {
         for (kind, drivers) in SensorHub.drivers { slots[kind] = SensorSlot(kind: kind, drivers: drivers, loop: loop, log: log) }
         self.slots = slots
         tabletSwitch = TabletModeSwitch(loop: loop, log: log)
+        enumerator = Poller(loop: loop, log: log)
     }
 
     /// The slot of `kind` (nil for the accelerometer).
@@ -46,6 +55,10 @@ package final class SensorHub {
         do {
             let fd = try udev.startMonitor()
             loop.watch(fd, for: .readable) { [unowned self] _ in self.udevEvents() }
+            let own = ThreadOwned(try Udev())
+            enumerator.start(name: "orientd-udev", askNow: false, read: { own.value.enumerate() }) { [unowned self] result, _ in
+                self.enumerated(result)
+            }
         } catch {
             log.warning("udev monitor unavailable (\(error)); hotplug will not be followed")
         }
@@ -65,9 +78,29 @@ package final class SensorHub {
         let events = udev.receiveEvents().filter(Udev.concernsSensors)
         guard !events.isEmpty else { return }
         for event in events { log.info("udev: \(event.action.rawValue) \(event.sysname)") }
-        accelerometer.udevEvents(events)
-        base.udevEvents(events)
-        rescanSlots()
+        pending += events
+        if !enumerator.isReading { askEnumeration() }
+    }
+
+    private func askEnumeration() {
+        enumerating += pending
+        pending = []
+        enumerator.pollNow()
+    }
+
+    /// The enumeration for the events asked for: both accelerometers and
+    /// every other sensor choose from it; then the next, if events came meanwhile.
+    /// Returns when to enumerate next (never, until events come).
+    private func enumerated(_ result: Udev.Enumeration) -> Double {
+        let events = enumerating
+        enumerating = []
+        udev.batch(result) {
+            accelerometer.udevEvents(events)
+            base.udevEvents(events)
+            rescanSlots()
+        }
+        if !pending.isEmpty { askEnumeration() }
+        return .infinity
     }
 
     private func rescanSlots() {

@@ -46,6 +46,29 @@ package final class Udev {
 
     private let udev: OpaquePointer
     private var monitor: OpaquePointer?
+    /// Within `batch`: the enumeration the choices are made from.
+    private var batchResult: Enumeration?
+
+    /// Both enumerations, as one look at sysfs (`enumerate`).
+    package struct Enumeration: Sendable {
+        var iio: [UdevIIODevice]
+        var sensors: [SensorDevice]
+    }
+
+    /// Enumerates every IIO device and every sensor device (off the loop:
+    /// `SensorHub`, with a `Udev` of its own).
+    package func enumerate() -> Enumeration {
+        Enumeration(iio: enumerateIIO(), sensors: enumerateSensors())
+    }
+
+    /// Runs `body` with `result` standing for every enumeration: a batch of
+    /// udev events rescans both accelerometers and every other sensor from
+    /// the one look at sysfs made off the loop.
+    package func batch(_ result: Enumeration, _ body: () -> Void) {
+        batchResult = result
+        defer { batchResult = nil }
+        body()
+    }
 
     /// Connects to libudev. Fails only when libudev cannot allocate its context.
     package init() throws(SystemError) {
@@ -61,6 +84,10 @@ package final class Udev {
     /// Every device of the `iio` subsystem, with the properties and attributes the
     /// sensor layer needs.
     package func iioDevices() -> [UdevIIODevice] {
+        batchResult?.iio ?? enumerateIIO()
+    }
+
+    private func enumerateIIO() -> [UdevIIODevice] {
         guard let enumerate = udev_enumerate_new(udev) else { return [] }
         defer { udev_enumerate_unref(enumerate) }
         udev_enumerate_add_match_subsystem(enumerate, "iio")
@@ -89,7 +116,8 @@ package final class Udev {
         }
         var attributes: [String: String] = [:]
         let syspath = string(udev_device_get_syspath(device)) ?? ""
-        for name in Udev.attributeNames {
+        let present = Udev.entries(syspath)
+        for name in Udev.attributeNames where present.contains(name) {
             if let value = Udev.attribute(device, syspath: syspath, name) { attributes[name] = value }
         }
         func trimmed(_ key: String) -> String? {
@@ -187,9 +215,21 @@ package final class Udev {
         return udev_device_get_sysattr_value(device, name).map { String(cString: $0) }
     }
 
-    /// Whether reading `name` takes a measurement.
+    /// The names in a device's directory and in its `scan_elements/`
+    /// (`scan_elements/in_accel_x_en`): one listing instead of a failed
+    /// lookup for each attribute a device does not have.
+    static func entries(_ syspath: String) -> Set<String> {
+        Set(directoryEntries(syspath) ?? []).union((directoryEntries(syspath + "/scan_elements") ?? []).map { "scan_elements/" + $0 })
+    }
+
+    /// Whether reading `name` asks the device: a measurement (`_raw`,
+    /// `_input`, the SMC's `light`), or a HID sensor's report interval or
+    /// hysteresis (a feature report through the hub, which under a hub's
+    /// re-creation waits behind the kernel's probes). Enumeration only notes
+    /// that such an attribute exists; a driver reads it when it opens the device.
     static func isReading(_ name: String) -> Bool {
         name.hasSuffix("_raw") || name.hasSuffix("_input") || name == "light"
+            || name.hasSuffix("sampling_frequency") || name.hasSuffix("_hysteresis")
     }
 
     /// udev properties the sensor drivers read.
@@ -221,6 +261,10 @@ package final class Udev {
     /// read. An evdev node's attributes are its input device's (`name`,
     /// `capabilities/abs`, `capabilities/sw`).
     package func sensorDevices() -> [SensorDevice] {
+        batchResult?.sensors ?? enumerateSensors()
+    }
+
+    private func enumerateSensors() -> [SensorDevice] {
         var out: [SensorDevice] = []
         for subsystem in Udev.sensorSubsystems {
             guard let enumerate = udev_enumerate_new(udev) else { continue }
@@ -261,7 +305,8 @@ package final class Udev {
             fallthrough
         default:
             let syspath = string(udev_device_get_syspath(device)) ?? ""
-            for name in Udev.sensorAttributes[subsystem] ?? [] {
+            let present = Udev.entries(syspath)
+            for name in Udev.sensorAttributes[subsystem] ?? [] where present.contains(name) {
                 if let value = Udev.attribute(device, syspath: syspath, name) { attributes[name] = value }
             }
         }

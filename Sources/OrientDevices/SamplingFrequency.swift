@@ -23,15 +23,16 @@ package enum SamplingFrequency {
     /// - Returns: with a list, the available value nearest to `target` among those
     ///   ≥ `minimum` (the lower of two equally near), or the largest available
     ///   value when none reaches `minimum`; nil when that is already `current`.
-    ///   Without a list, `minimum` when `current` is below it, else nil. Nil for a
-    ///   malformed list or a malformed `current` without a list.
+    ///   Without a list (a HID sensor's report interval), `target` when
+    ///   `current` is below it, else nil. Nil for a malformed list or a
+    ///   malformed `current` without a list.
     package static func choose(
         available: String?, current: String?, target: Double = 20, minimum: Double = 10
     ) -> Double? {
         let currentValue = current.flatMap { DecimalNumber.parse(sysfsTrimmed($0)) }
         guard let available, !sysfsTrimmed(available).isEmpty else {
             guard let currentValue else { return nil }
-            return currentValue < minimum ? minimum : nil
+            return currentValue < target * (1 - 1e-9) ? target : nil
         }
         guard let choice = pick(from: sysfsTrimmed(available), target: target, minimum: minimum) else { return nil }
         if let currentValue, abs(currentValue - choice) <= 1e-9 * max(1, abs(choice)) { return nil }

@@ -31,6 +31,7 @@ extension DaemonStatus {
                 modalias: try sensorFields.optionalString("modalias"),
                 capture: try sensorFields.optionalString("capture") ?? "none",
                 rateHz: try sensorFields.optionalNumber("rate_hz"),
+                deliveredHz: try sensorFields.optionalNumber("delivered_hz"),
                 onChange: try sensorFields.optionalBool("on_change") ?? false)
         }
         let matrixFields = try root.object("mount_matrix")

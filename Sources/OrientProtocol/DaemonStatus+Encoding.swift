@@ -35,6 +35,7 @@ extension DaemonStatus {
                 JSONMember(key: "modalias", value: text(sensor.modalias)),
                 JSONMember(key: "capture", value: .string(sensor.capture)),
                 JSONMember(key: "rate_hz", value: sensor.rateHz.map { .number($0) } ?? .null),
+                JSONMember(key: "delivered_hz", value: sensor.deliveredHz.map { .number(($0 * 10).rounded() / 10) } ?? .null),
                 JSONMember(key: "on_change", value: .bool(sensor.onChange)),
             ])
         } else {

@@ -28,13 +28,16 @@ public struct DaemonStatus: Sendable, Equatable {
         public var capture: String
         /// The sample rate the daemon asks for, Hz.
         public var rateHz: Double?
+        /// The rate readings arrived at lately, Hz; nil when none came (idle,
+        /// or an on-change sensor at rest).
+        public var deliveredHz: Double?
         /// The sensor reports only on change.
         public var onChange: Bool
 
         /// A sensor as the daemon reports it; fields not given are unknown.
         public init(
             device: String, syspath: String, name: String? = nil, driver: String? = nil, modalias: String? = nil,
-            capture: String = "none", rateHz: Double? = nil, onChange: Bool = false
+            capture: String = "none", rateHz: Double? = nil, deliveredHz: Double? = nil, onChange: Bool = false
         ) {
             self.device = device
             self.syspath = syspath
@@ -43,6 +46,7 @@ public struct DaemonStatus: Sendable, Equatable {
             self.modalias = modalias
             self.capture = capture
             self.rateHz = rateHz
+            self.deliveredHz = deliveredHz
             self.onChange = onChange
         }
     }

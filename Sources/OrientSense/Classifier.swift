@@ -236,6 +236,17 @@ public struct Classifier: Sendable {
         appliedFeedback = true
     }
 
+    /// Starts again as at startup (the device was lost: removed, unbound, or
+    /// gone across a resume, so nothing read before says where it is now): P
+    /// and the tilt are `undefined` until the next readings decide, with the
+    /// startup's quick first commit. A compositor's applied orientation is
+    /// kept: the display still shows it.
+    package mutating func restart() {
+        let shown = appliedFeedback ? applied : nil
+        self = Classifier(config: config)
+        if let shown { setApplied(shown) }
+    }
+
     /// Forgets the filter, tilt history, candidates and hold-offs (after a resume or
     /// a sensor re-enable); keeps P and A.
     package mutating func reset() {

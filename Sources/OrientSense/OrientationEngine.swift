@@ -19,6 +19,14 @@ package struct OrientationEngine: Sendable {
     package private(set) var lock: Orientation?
     /// The sensor status published in `state`.
     package private(set) var sensor: SensorStatus
+    /// The sensor was opened and its readings have not yet decided anything:
+    /// `active` waits for them.
+    private var activation: Activation?
+
+    private struct Activation {
+        /// When the first reading came, nil before it.
+        var firstReadingMs: Double?
+    }
     /// Tablet or laptop, from the daemon's tablet-mode source.
     package private(set) var tabletMode: TabletMode = .unknown
     /// When the effective orientation follows the physical one.
@@ -57,8 +65,39 @@ package struct OrientationEngine: Sendable {
         if gravity.gain != gain { classifier.reset() }
         lastReading = sample.vector
         let panel = Sample(tMs: sample.tMs, vector: mountMatrix.apply(sample.vector) * gravity.gain)
-        guard classifier.process(panel) != nil else { return nil }
-        return republish(at: sample.tMs)
+        return afterReading(changed: classifier.process(panel) != nil, atMs: sample.tMs)
+    }
+
+    /// The state after a reading (or a tick) changed the classifier or not.
+    /// While the sensor's readings are awaited nothing is published until they
+    /// decide (`activated`): then the state with them, as `active`.
+    private mutating func afterReading(changed: Bool, atMs t: Double) -> StateMessage? {
+        if activation != nil {
+            guard activated(atMs: t) else { return nil }
+        } else if !changed {
+            return nil
+        }
+        return republish(at: t)
+    }
+
+    /// How long readings may leave the orientation undecided before the
+    /// sensor is published `active` with it `undefined` (a device shaken as it
+    /// comes back), ms. A flat device is published at once.
+    package static let activationLimitMs = 1000.0
+
+    /// Whether the readings since the sensor was opened now decide its state:
+    /// the orientation, a face-up or face-down tilt, or the limit passed.
+    private mutating func activated(atMs t: Double) -> Bool {
+        guard let pending = activation, classifier.filtered != nil else { return false }
+        let first = pending.firstReadingMs ?? t
+        let flat = classifier.tilt == .faceUp || classifier.tilt == .faceDown
+        guard classifier.orientation != .undefined || flat || t - first >= OrientationEngine.activationLimitMs else {
+            activation?.firstReadingMs = first
+            return false
+        }
+        activation = nil
+        sensor = .active
+        return true
     }
 
     /// A timer fired at `nextDeadline`; returns the new state when its content changed.
@@ -71,12 +110,10 @@ package struct OrientationEngine: Sendable {
             _ = gravity.observeHeld(atMs: t)
             if gravity.gain != gain {
                 classifier.reset()
-                guard classifier.process(Sample(tMs: t, vector: mountMatrix.apply(held) * gravity.gain)) != nil else { return nil }
-                return republish(at: t)
+                return afterReading(changed: classifier.process(Sample(tMs: t, vector: mountMatrix.apply(held) * gravity.gain)) != nil, atMs: t)
             }
         }
-        guard classifier.tick(atMs: t) != nil else { return nil }
-        return republish(at: t)
+        return afterReading(changed: classifier.tick(atMs: t) != nil, atMs: t)
     }
 
     /// When to call `tick` next (sensor clock, ms), or nil when no timer is needed.
@@ -106,9 +143,32 @@ package struct OrientationEngine: Sendable {
     }
 
     /// Sets the sensor status; returns the new state when its content changed.
+    /// `active` is published with the device's readings, not before: until
+    /// they decide the orientation (`process`), the state keeps the status it
+    /// had, so nothing from before is published as live.
     package mutating func setSensor(_ status: SensorStatus, atMs t: Double) -> StateMessage? {
+        if status == .active, sensor != .active {
+            if activation == nil { activation = Activation() }
+            return nil
+        }
+        activation = nil
         sensor = status
         return republish(at: t)
+    }
+
+    /// Opened, its readings awaited before it is published `active`.
+    package var awaitingReadings: Bool { activation != nil }
+
+    /// The sensor is opened again, or its device was lost (removed, unbound,
+    /// gone across a resume): what it said is forgotten, and the classifier
+    /// starts again from the next readings, with the startup's quick first
+    /// commit. The published state keeps its physical orientation until the
+    /// next state is published (the status that follows a loss: then
+    /// `undefined`; or the new readings' decision, `setSensor`).
+    package mutating func forgetReadings() {
+        classifier.restart()
+        lastReading = nil
+        gravity.restartRest()
     }
 
     /// Sets the tablet mode; returns the new state when its content changed.
@@ -161,19 +221,16 @@ package struct OrientationEngine: Sendable {
         return settings
     }
 
-    /// Forgets the classifier's filter and hold-offs (sensor re-enabled, resume).
-    package mutating func resetClassifier() {
-        classifier.reset()
-        lastReading = nil
-        gravity.restartRest()
-    }
-
     private mutating func republish(at t: Double) -> StateMessage? {
+        // While the new readings are awaited, what they say so far is not
+        // published (a lock or a constraint changing meanwhile keeps the rest).
+        let awaited = activation != nil
+        let physical = awaited ? state.physical : classifier.orientation
         let resolution = arbiter.resolve(
-            physical: classifier.orientation, constraints: constraints, lock: lock, follows: autoRotate.follows(tabletMode))
+            physical: physical, constraints: constraints, lock: lock, follows: autoRotate.follows(tabletMode))
         // A request's change may carry a later time than the reading that follows
         // it (a timer served late); a subscriber's t_ms only ever grows.
-        var next = OrientationEngine.message(resolution, tilt: classifier.tilt, sensor: sensor, tMs: max(t, state.tMs))
+        var next = OrientationEngine.message(resolution, tilt: awaited ? state.tilt : classifier.tilt, sensor: sensor, tMs: max(t, state.tMs))
         next.tabletMode = tabletMode
         next.autoRotate = autoRotate
         guard !next.sameContent(as: state) else { return nil }

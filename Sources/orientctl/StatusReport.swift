@@ -68,7 +68,8 @@ struct StatusReport {
             if let trace = daemon.mockTrace {
                 row("sensor", "mock: replaying \(trace)")
             } else if let sensor = daemon.sensor {
-                let rate = sensor.rateHz.map { " at \(jsonNumber($0)) Hz" } ?? ""
+                let delivered = sensor.deliveredHz.map { ", \(jsonNumber($0)) Hz delivered" } ?? ""
+                let rate = sensor.rateHz.map { " at \(jsonNumber($0)) Hz asked\(delivered)" } ?? ""
                 let capture = sensor.capture == "none" ? "" : ", \(sensor.capture)\(rate)"
                 row("sensor", "\(sensor.device) \(sensor.name ?? "(no name)") (driver \(sensor.driver ?? "unknown")), "
                     + "\(StatusReport.sampling(daemon.sensorState))\(capture)\(sensor.onChange ? ", reports on change" : "")")

@@ -93,6 +93,11 @@ if let tracePath = options.mockTrace {
     }
 }
 
+// One malloc arena for every thread: the pollers' and the udev enumerator's
+// threads allocate a little each, and glibc would give each an arena of its
+// own that keeps its pages.
+setSingleMallocArena()
+
 do {
     let daemon = try Daemon(options: daemonOptions, config: config, log: log)
     exit(daemon.run())

@@ -5,19 +5,22 @@ import Testing
 @Suite("Sampling frequency")
 struct SamplingFrequencyTests {
     /// iio-sensor-proxy's test_iio_poll_accel: `sampling_frequency` 5.2, no
-    /// `_available` list, and the daemon must leave 10 behind.
-    @Test("a rate below 10 Hz with no available list is raised to 10 Hz (iio-sensor-proxy's test_iio_poll_accel)")
+    /// `_available` list; iio-sensor-proxy leaves 10 behind, orientd the 20 Hz
+    /// its classifier wants (a HID hub's 100 ms report interval is 10 Hz).
+    @Test("a rate below the target with no available list is raised to it (iio-sensor-proxy's test_iio_poll_accel, a HID hub)")
     func iioSensorProxyPollAccel() {
-        #expect(SamplingFrequency.choose(available: nil, current: "5.2") == 10)
-        #expect(SamplingFrequency.choose(available: nil, current: "5.2\n") == 10)
-        #expect(SamplingFrequency.sysfsText(10) == "10")
+        #expect(SamplingFrequency.choose(available: nil, current: "5.2") == 20)
+        #expect(SamplingFrequency.choose(available: nil, current: "5.2\n") == 20)
+        #expect(SamplingFrequency.choose(available: nil, current: "10.000000\n") == 20)
+        #expect(SamplingFrequency.choose(available: nil, current: "10", target: 25) == 25)
+        #expect(SamplingFrequency.sysfsText(20) == "20")
     }
 
     @Test(
-        "without an available list only a rate below the minimum is changed",
+        "without an available list only a rate below the target is changed",
         arguments: [
-            (String?("0\n"), Double?(10)), ("9.999", 10), ("10", nil), ("10.000000\n", nil), ("12.5", nil), ("400", nil),
-            (nil, nil), ("fast", nil), ("", nil), ("-1", 10),
+            (String?("0\n"), Double?(20)), ("9.999", 20), ("10", 20), ("19.999", 20), ("20", nil), ("20.000000\n", nil),
+            ("25", nil), ("400", nil), (nil, nil), ("fast", nil), ("", nil), ("-1", 20),
         ])
     func noList(current: String?, expected: Double?) {
         #expect(SamplingFrequency.choose(available: nil, current: current) == expected)

@@ -9,7 +9,7 @@ struct DaemonStatusTests {
         version: "0.2.0", configFile: "/etc/orientd/orientd.conf", sensorState: .active,
         sensor: DaemonStatus.Sensor(
             device: "iio:device4", syspath: "/sys/devices/pci0000:00/i2c-MXC4005:00/iio:device4", name: "mxc4005",
-            driver: "mxc4005", modalias: "acpi:MXC4005:MXC4005:", capture: "polled", rateHz: 20, onChange: false),
+            driver: "mxc4005", modalias: "acpi:MXC4005:MXC4005:", capture: "polled", rateHz: 20, deliveredHz: 19.5, onChange: false),
         dmiModalias: "dmi:bvnLENOVO:svnLENOVO:pn82N7:",
         mountMatrix: DaemonStatus.Decision(try! MountMatrix(parsing: "0, 1, 0; -1, 0, 0; 0, 0, 1"), reason: "in_accel_mount_matrix"),
         natural: DaemonStatus.Decision(.landscape, reason: "drm"), zSign: DaemonStatus.Decision(1, reason: "default"),

@@ -295,14 +295,16 @@ struct OrientationEngineTests {
     @Test("a sensor status change is published, and setting the same status again is not")
     func sensorStatus() throws {
         var engine = OrientationEngine(sensor: .idle)
-        let active = try Self.changed(engine.setSensor(.active, atMs: 10))
-        #expect(active.sensor == .active)
-        #expect(active.tMs == 10)
-        #expect(engine.setSensor(.active, atMs: 11) == nil)
+        let mock = try Self.changed(engine.setSensor(.mock, atMs: 10))
+        #expect(mock.sensor == .mock)
+        #expect(mock.tMs == 10)
+        #expect(engine.setSensor(.mock, atMs: 11) == nil)
         let absent = try Self.changed(engine.setSensor(.absent, atMs: 12))
         #expect(absent.sensor == .absent)
-        #expect(absent.orientation == active.orientation, "losing the sensor keeps the orientation")
+        #expect(absent.orientation == mock.orientation, "losing the sensor keeps the orientation")
         #expect(engine.state == absent)
+        // `active` waits for readings (SensorReturnTests).
+        #expect(engine.setSensor(.active, atMs: 13) == nil)
     }
 
     @Test("the sensor status survives a physical change")
@@ -316,7 +318,7 @@ struct OrientationEngineTests {
 
     // MARK: Classifier plumbing
 
-    @Test("reconfigure and resetClassifier keep the published orientation")
+    @Test("reconfigure keeps the orientation; forgetReadings keeps the published state until the next")
     func reconfigureAndReset() {
         var engine = Self.engineAtLeftUp()
         var config = ClassifierConfig()
@@ -324,7 +326,8 @@ struct OrientationEngineTests {
         engine.reconfigure(config)
         #expect(engine.classifier.config == config)
         #expect(engine.classifier.orientation == .leftUp)
-        engine.resetClassifier()
+        engine.forgetReadings()
+        #expect(engine.classifier.orientation == .undefined)
         #expect(engine.classifier.filtered == nil)
         #expect(engine.nextDeadline == nil)
         #expect(engine.tick(atMs: 10_000) == nil)

@@ -16,7 +16,12 @@
  * input) with its current values, and a SET_REPORT of a feature report
  * changes them.
  *
- *   hid-sensor-hub [COMMAND-FIFO]
+ *   [HUB_ACCEL="X Y Z"] [HUB_LOG_READS=1] hid-sensor-hub [COMMAND-FIFO]
+ *
+ * HUB_ACCEL gives the accelerometer's values from the start (milli-g; else
+ * 0 0 1000, lying face up); HUB_LOG_READS prints every GET_REPORT of an input
+ * report (T NAME read N) instead of a count a second. The report intervals
+ * start at 100 ms (accel, compass), 250 ms (light) and 200 ms (prox).
  *
  * Commands, one a line, on standard input or the FIFO (reopened at EOF):
  *   accel X Y Z   new accelerometer values (milli-g), sent at once if reporting
@@ -30,6 +35,7 @@
  *   T accel power D0 reporting all-events interval 100   (on a feature change)
  *   T accel sent X Y Z   (each input report from a command; periodic ones are counted)
  *   T accel periodic N   (running count, at most once a second)
+ *   T accel read N       (with HUB_LOG_READS: each input report read)
  *   T accel reads N      (running count of input reports read by GET_REPORT,
  *                        that is sysfs in_*_raw reads; at most once a second,
  *                        and always for the first read after a quiet second)
@@ -149,11 +155,13 @@ struct sensor {
 
 static struct sensor sensors[] = {
     {"accel", 1, 1, 1, 2, 100, 0, {0, 0, 1000}, 3, 4, 0, 0, 0, 0, 0},
-    {"light", 2, 1, 1, 2, 100, 0, {300}, 1, 4, 0, 0, 0, 0, 0},
-    {"prox", 3, 1, 1, 2, 100, 0, {0}, 1, 1, 0, 0, 0, 0, 0},
+    {"light", 2, 1, 1, 2, 250, 0, {300}, 1, 4, 0, 0, 0, 0, 0},
+    {"prox", 3, 1, 1, 2, 200, 0, {0}, 1, 1, 0, 0, 0, 0, 0},
     {"compass", 4, 1, 1, 2, 100, 0, {0}, 1, 4, 0, 0, 0, 0, 0},
 };
 #define NSENSORS (sizeof sensors / sizeof sensors[0])
+/* HUB_LOG_READS set: each input report read by GET_REPORT is printed. */
+static int log_reads;
 
 static void build_descriptor(void)
 {
@@ -326,7 +334,9 @@ static void handle_uhid(void)
             /* The first read after a second without any is always printed. */
             uint64_t now = now_us();
             s->reads++;
-            if (now - s->last_read_print >= 1000000) {
+            if (log_reads) {
+                say("%s read %llu", s->name, (unsigned long long)s->reads);
+            } else if (now - s->last_read_print >= 1000000) {
                 say("%s reads %llu", s->name, (unsigned long long)s->reads);
                 s->last_read_print = now;
             }
@@ -399,6 +409,11 @@ int main(int argc, char **argv)
 {
     const char *fifo = argc > 1 ? argv[1] : NULL;
     int in = 0;
+    log_reads = getenv("HUB_LOG_READS") != NULL;
+    const char *accel = getenv("HUB_ACCEL");
+    int x, y, z;
+    if (accel && sscanf(accel, "%d %d %d", &x, &y, &z) == 3)
+        sensors[0].values[0] = x, sensors[0].values[1] = y, sensors[0].values[2] = z;
     if (fifo) {
         if (mkfifo(fifo, 0600) < 0 && errno != EEXIST) {
             perror("hid-sensor-hub: mkfifo");

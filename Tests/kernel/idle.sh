@@ -51,58 +51,109 @@ check_idle_nobody_listening() {
     fi
 }
 
-# 7. Hotplug while streaming, and the driver unbound and rebound mid-stream:
-# orientd follows each time (a turn after it), in the same process, with as
-# many fds as before.
+# states LOG FROM: the states orientctl watch --json wrote after line FROM,
+# one a line: t_ms, sensor, physical.
+states() {
+    awk -v from="$2" 'NR > from {
+        t = s = p = "";
+        if (match($0, /"t_ms":[0-9.]+/)) t = substr($0, RSTART + 7, RLENGTH - 7);
+        if (match($0, /"sensor":"[a-z]+"/)) s = substr($0, RSTART + 10, RLENGTH - 11);
+        if (match($0, /"physical":"[a-z-]+"/)) p = substr($0, RSTART + 12, RLENGTH - 13);
+        print t, s, p }' "$1"
+}
+# accel_added_ms LOG FROM: when udevadm monitor saw the kernel add the hub's
+# accelerometer (HID-SENSOR-200073) after line FROM, CLOCK_MONOTONIC ms.
+accel_added_ms() {
+    tail -n +"$(($2 + 1))" "$1" | awk '/ add / && /HID-SENSOR-200073/ && /iio:device/ {
+        if (match($0, /\[[0-9.]+\]/)) { printf "%.0f\n", substr($0, RSTART + 1, RLENGTH - 2) * 1000; exit } }'
+}
+# back_as EXPECTED WHAT: the device came back (udevadm monitor's log from
+# $kmark) after the loss the watcher logged up to line $mark, held at
+# EXPECTED while it was gone: the first state published after the loss is
+# active and EXPECTED (nothing between), within 2 s of the kernel's add; and
+# monitor-sensor (from line $dmark) shows no other orientation on the way.
+back_as() {
+    local added first t dbus seen
+    wait_for 20 sh -c "[ -n \"\$(awk -v from=$mark 'NR > from && /\"sensor\":\"active\"/' '$watch_log')\" ]"
+    wait_for 10 sh -c "tail -n +$((dmark + 1)) '$monitor_log' | grep -q 'changed: $1'"
+    added=$(accel_added_ms "$udev_log" "$kmark")
+    first=$(states "$watch_log" "$mark" | head -1)
+    t=${first%% *}
+    dbus=$(tail -n +"$((dmark + 1))" "$monitor_log" | grep -E 'orientation|accelerometer' | sed 's/^ *//' | oneline)
+    # Every orientation monitor-sensor showed after the loss.
+    seen=$(tail -n +"$((dmark + 1))" "$monitor_log" | grep -o -E '(changed: |orientation: )[a-z-]+' | awk '{print $NF}' | sort -u | oneline)
+    latency=$(awk -v a="${added:-0}" -v t="${t:-0}" 'BEGIN { printf "%.0f", t - a }')
+    if [ "${first#* }" = "active $1" ] && [ -n "$added" ] && [ "$latency" -le 2000 ] && [ "$latency" -ge 0 ] \
+        && { [ "$seen" = "$1" ] || [ "$seen" = "$1|undefined" ]; }; then
+        pass "$2: the first state after the loss is '${first#* }', ${latency} ms after the kernel added the device (nothing published between); monitor-sensor: $dbus"
+    else
+        fail "$2: states after the loss: $(states "$watch_log" "$mark" | head -4 | oneline); kernel add at ${added:-?} ms (latency ${latency} ms); monitor-sensor: $dbus; $(journal | tail -6 | oneline)"
+    fi
+}
+
+# 7. Hotplug while streaming, and the driver unbound and rebound mid-stream,
+# the device turned while it was gone: the first state published after it
+# comes back is its orientation now, active, within 2 s under TCG, with
+# nothing stale between (orientctl watch and monitor-sensor); orientd follows
+# in the same process, with as many fds as before.
 check_hotplug_while_streaming() {
     restarts=$(systemctl show -P NRestarts orientd.service)
     watch_log=$(mktemp)
-    orientctl watch >"$watch_log" 2>&1 &
+    udev_log=$(mktemp)
+    monitor_log=$(mktemp)
+    orientctl watch --json >"$watch_log" 2>&1 &
     watcher=$!
-    send "accel 0 -1000 0"
-    wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^left-up'"
+    stdbuf -oL monitor-sensor >"$monitor_log" 2>&1 &
+    monitor=$!
+    stdbuf -oL udevadm monitor -k -s iio >"$udev_log" 2>&1 &
+    umon=$!
+    send "accel -1000 0 0"
+    wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '\"physical\":\"normal\".*\"sensor\":\"active\"'"
+    wait_for 15 grep -q "changed: normal" "$monitor_log"
     captures_before=$(journal | grep -c "buffered capture started")
-    gone_before=$(journal | grep -c "gone; sensor absent")
-    # a) the device destroyed and created again while streaming
+    # a) the device destroyed, and created again held left-up
+    mark_loss
     send quit
     wait "$hub"
-    wait_for 15 sh -c "[ \$(journalctl -u orientd.service -o cat --no-pager | grep -c 'gone; sensor absent') -gt $gone_before ]"
-    absent=$(tail -n 1 "$watch_log")
-    start_hub
+    wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '\"sensor\":\"absent\"'"
+    mark=$(wc -l <"$watch_log")
+    absent=$(states "$watch_log" $((mark - 1)) | oneline)
+    kmark=$(wc -l <"$udev_log")
+    HUB_LOG_READS=1 HUB_ACCEL="0 -1000 0" start_hub
     wait_for 20 iio_by_name accel_3d
-    udevadm settle -t 10
+    back_as left-up "hub destroyed while streaming at normal (then '$absent'), created again held left-up"
     dev=$(iio_by_name accel_3d)
-    wait_for 15 sh -c "[ \$(journalctl -u orientd.service -o cat --no-pager | grep -c 'buffered capture started') -gt $captures_before ]"
+    # udev's rule done, the buffer taken again (check 9), before the next turn.
+    wait_for 20 sh -c "orientctl --json status | grep -q '\"capture\":\"buffered\"'"
     send "accel 1000 0 0"
-    if wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^bottom-up'" && [ "$(systemctl show -P MainPID orientd.service)" = "$pid" ]; then
-        pass "hotplug while streaming: orientd saw the device go ('$absent') and come back as $(basename "$dev"), then bottom-up, same PID $pid"
+    if wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '\"physical\":\"bottom-up\"'" && [ "$(systemctl show -P MainPID orientd.service)" = "$pid" ]; then
+        pass "hotplug while streaming: orientd followed to $(basename "$dev"), then bottom-up, same PID $pid"
     else
-        fail "hotplug while streaming: after the device came back: $(tail -n 3 "$watch_log" | oneline); pid $(systemctl show -P MainPID orientd.service) (was $pid); $(journal | tail -4 | oneline)"
+        fail "hotplug while streaming: after the device came back: $(states "$watch_log" "$mark" | tail -3 | oneline); pid $(systemctl show -P MainPID orientd.service) (was $pid); $(journal | tail -4 | oneline)"
     fi
-    # b) the driver unbound and bound again mid-stream
-    captures_before=$(journal | grep -c "buffered capture started")
-    gone_before=$(journal | grep -c "gone; sensor absent")
+    # b) the driver unbound, the device turned right-up, bound again
     cell=$(basename "$(readlink -f "$dev/..")")
+    wait_for 10 grep -q "changed: bottom-up" "$monitor_log"
+    mark_loss
     echo "$cell" >/sys/bus/platform/drivers/hid_sensor_accel_3d/unbind
-    wait_for 15 sh -c "[ \$(journalctl -u orientd.service -o cat --no-pager | grep -c 'gone; sensor absent') -gt $gone_before ]"
-    unbound=$(tail -n 1 "$watch_log")
+    wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '\"sensor\":\"absent\"'"
+    mark=$(wc -l <"$watch_log")
+    kmark=$(wc -l <"$udev_log")
+    send "accel 0 1000 0"
     echo "$cell" >/sys/bus/platform/drivers/hid_sensor_accel_3d/bind
     wait_for 20 iio_by_name accel_3d
-    udevadm settle -t 10
+    back_as right-up "driver unbound ($cell) while streaming at bottom-up, bound again held right-up"
     dev=$(iio_by_name accel_3d)
-    wait_for 15 sh -c "[ \$(journalctl -u orientd.service -o cat --no-pager | grep -c 'buffered capture started') -gt $captures_before ]"
-    send "accel 0 1000 0"
-    if wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^right-up'" && [ "$(systemctl show -P MainPID orientd.service)" = "$pid" ]; then
-        pass "driver unbound ($cell; watch: '$unbound') and bound again mid-stream: orientd followed to $(basename "$dev"), then right-up, same PID"
-    else
-        fail "unbind/bind: $(tail -n 3 "$watch_log" | oneline); pid $(systemctl show -P MainPID orientd.service) (was $pid); $(journal | tail -4 | oneline)"
-    fi
+    wait_for 20 sh -c "orientctl --json status | grep -q '\"capture\":\"buffered\"'"
     send "accel -1000 0 0"
-    wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '^normal'"
+    wait_for 15 sh -c "tail -n 1 '$watch_log' | grep -q '\"physical\":\"normal\"'"
     mode=$(orientctl --json status | grep -o '"capture":"[a-z]*"')
-    kill "$watcher" 2>/dev/null
-    wait "$watcher" 2>/dev/null
+    note "captures started across both: $(($(journal | grep -c 'buffered capture started') - captures_before))"
+    kill "$watcher" "$monitor" "$umon" 2>/dev/null
+    wait "$watcher" "$monitor" "$umon" 2>/dev/null
 }
+# mark_loss: where monitor-sensor's log stands before a loss ($dmark).
+mark_loss() { dmark=$(wc -l <"$monitor_log"); }
 
 # fds compared idle with idle: nobody listening, the sensor powered down.
 check_fds_after_hotplug() {

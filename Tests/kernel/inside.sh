@@ -12,7 +12,10 @@
 #   hub.sh             1-5    the HID hub's accelerometer: binding, udev,
 #                             turns through the buffer, status, D-Bus
 #   hub-sensors.sh     19-20  the hub's light, proximity and compass
-#   idle.sh            6-10   wakeups when idle, hotplug, fds
+#   idle.sh            6-10   wakeups when idle, hotplug (nothing stale
+#                             after the return), fds
+#   powering-up.sh     25-26  polls of three sensors powering up, the
+#                             rate delivered
 #   side-by-side.sh    11     orientd and iio-sensor-proxy on the same turns
 #   input.sh           12-15  the uinput accelerometer and proximity switch
 #   tablet-mode.sh     16, 18 the SW_TABLET_MODE switch and tablet mode
@@ -20,7 +23,7 @@
 #   second-machine.sh  21-24  the second boot: the HP's matrix, the seat on VTs
 set -u
 here=$(dirname "$(readlink -f "$0")")
-for part in lib hub hub-sensors idle side-by-side input tablet-mode i2c-stub second-machine; do
+for part in lib hub hub-sensors idle powering-up side-by-side input tablet-mode i2c-stub second-machine; do
     # shellcheck source=/dev/null
     . "$here/$part.sh"
 done
@@ -47,6 +50,8 @@ check_hotplug_while_streaming
 check_fds_after_hotplug
 check_buffered_after_hotplug
 check_hotplug_while_idle
+check_polls_while_powering_up
+check_delivered_rate
 check_side_by_side
 check_input_accel_starts_orientd
 check_input_turns_socket
