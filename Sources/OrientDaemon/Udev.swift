@@ -4,6 +4,7 @@ import Glibc
 import CIIO
 package import OrientDevices
 import OrientSensors
+import OrientProtocol
 
 /// What the daemon needs to know about one IIO device, read through libudev.
 package struct UdevIIODevice: Sendable, Equatable {
@@ -53,12 +54,17 @@ package final class Udev {
     package struct Enumeration: Sendable {
         var iio: [UdevIIODevice]
         var sensors: [SensorDevice]
+        /// How long the look took, ms.
+        var tookMs = 0.0
     }
 
     /// Enumerates every IIO device and every sensor device (off the loop:
     /// `SensorHub`, with a `Udev` of its own).
     package func enumerate() -> Enumeration {
-        Enumeration(iio: enumerateIIO(), sensors: enumerateSensors())
+        let start = MonotonicClock.nowMs()
+        var result = Enumeration(iio: enumerateIIO(), sensors: enumerateSensors())
+        result.tookMs = MonotonicClock.nowMs() - start
+        return result
     }
 
     /// Runs `body` with `result` standing for every enumeration: a batch of
