@@ -335,16 +335,12 @@ package final class Daemon {
         proxy.start()
     }
 
-    /// What the D-Bus side publishes: the effective orientation, once the sensor
-    /// has had a reading since it was last started.
+    /// What the D-Bus side publishes: the effective orientation, once the
+    /// sensor's readings since it was last started have decided it.
     var sensorProxyReading: SensorProxyService.Reading {
         let state = engine.state
-        let reading: Bool
-        switch state.sensor {
-        case .mock: reading = true
-        case .active: reading = true  // published once its readings decide (`OrientationEngine.setSensor`)
-        case .idle, .absent: reading = false
-        }
+        // `active` is published once the readings decide (`OrientationEngine.setSensor`).
+        let reading = state.sensor == .active || state.sensor == .mock
         return SensorProxyService.Reading(
             hasAccelerometer: state.sensor != .absent, fresh: reading && state.physical != .undefined,
             orientation: state.orientation, tilt: state.tilt, light: environment.light, proximity: environment.proximity,

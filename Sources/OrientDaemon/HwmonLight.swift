@@ -24,7 +24,7 @@ package final class HwmonLightDriver: SensorDriver {
         poller = Poller(loop: loop, log: log)
         log.info("\(device.sysname): light from 'light' every 2000 ms")
         poller.start(
-            reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: "light"), intervalMs: 2000, log: log,
+            reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: "light"), intervalMs: 2000,
             sysname: device.sysname, parse: { bytes throws(AttributeError) in
                 .light(try OrientSensors.HwmonLight.level(String(decoding: bytes, as: UTF8.self)))
             },

@@ -50,7 +50,7 @@ package final class IIOPollLight: SensorDriver {
         let scaleBytes = scale.map { Array($0.utf8) }, offsetBytes = offset.map { Array($0.utf8) }
         log.info("\(device.sysname): light from \(sources.joined(separator: ", ")) every \(formatFrequency(interval)) ms")
         poller.start(
-            reading: SysfsAttribute(sysname: device.sysname, directory: directory, name: channel.value), intervalMs: interval, log: log,
+            reading: SysfsAttribute(sysname: device.sysname, directory: directory, name: channel.value), intervalMs: interval,
             sysname: device.sysname,
             parse: { bytes throws(AttributeError) in
                 .light(LightLevel(try channel.level(value: bytes, scale: scaleBytes, offset: offsetBytes), unit: .lux))

@@ -60,7 +60,7 @@ package final class IIOPollProximity: SensorDriver {
         poller = Poller(loop: loop, log: log)
         log.info("\(device.sysname): proximity from \(channel), near at \(formatFrequency(near.level)) (\(near.source)), far below \(formatFrequency(threshold.farBelow))")
         poller.start(
-            reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: channel), intervalMs: 500, log: log,
+            reading: SysfsAttribute(sysname: device.sysname, directory: sysfsDirectory(device), name: channel), intervalMs: 500,
             sysname: device.sysname,
             parse: { [unowned self] bytes throws(AttributeError) in
                 .proximity(near: self.threshold.update(raw: try attributeNumber(bytes, attribute: channel)))

@@ -267,7 +267,7 @@ extension Poller where Reading == Result<[UInt8], SensorError> {
     /// (until a good one) and dropped. The attribute is the thread's from now
     /// on; it closes it at `stop()`.
     func start(
-        reading attribute: SysfsAttribute, intervalMs: Double, log: Log, sysname: String,
+        reading attribute: SysfsAttribute, intervalMs: Double, sysname: String,
         parse: @escaping ([UInt8]) throws(AttributeError) -> SensorEvent, deliver: @escaping (SensorEvent) -> Void
     ) {
         let owned = ThreadOwned(attribute)
@@ -288,7 +288,7 @@ extension Poller where Reading == Result<[UInt8], SensorError> {
                 loggedGarbage = false
                 deliver(event)
             } catch {
-                if !loggedGarbage { log.warning("\(sysname): \(error) (dropping such readings)") }
+                if !loggedGarbage { self.log.warning("\(sysname): \(error) (dropping such readings)") }
                 loggedGarbage = true
             }
         }

@@ -1,4 +1,3 @@
-import OrientProtocol
 package import OrientConfig
 package import OrientSensors
 
@@ -84,14 +83,11 @@ package final class SensorHub {
     }
 
     private func askEnumeration() {
-        if enumerating.isEmpty { askedMs = MonotonicClock.nowMs() }
         enumerating += pending
         pending = []
         enumerator.pollNow()
     }
 
-    /// When the enumeration in flight was asked for (the log says how long it took).
-    private var askedMs = 0.0
 
     /// The enumeration for the events asked for: both accelerometers and
     /// every other sensor choose from it; then the next, if events came meanwhile.
@@ -99,8 +95,7 @@ package final class SensorHub {
     private func enumerated(_ result: Udev.Enumeration) -> Double {
         let events = enumerating
         enumerating = []
-        log.info("udev: looked at sysfs in \(Int(result.tookMs)) ms (\(result.iio.count) IIO, \(result.sensors.count) sensor devices), "
-            + "\(Int(MonotonicClock.nowMs() - askedMs)) ms after the events")
+        log.info("udev: looked at sysfs in \(Int(result.tookMs)) ms (\(result.iio.count) IIO, \(result.sensors.count) sensor devices)")
         udev.batch(result) {
             accelerometer.udevEvents(events)
             base.udevEvents(events)

@@ -120,12 +120,7 @@ package final class Udev {
         for key in ["ACCEL_MOUNT_MATRIX", "ACCEL_LOCATION"] {
             if let value = string(udev_device_get_property_value(device, key)) { properties[key] = value }
         }
-        var attributes: [String: String] = [:]
-        let syspath = string(udev_device_get_syspath(device)) ?? ""
-        let present = Udev.entries(syspath)
-        for name in Udev.attributeNames where present.contains(name) {
-            if let value = Udev.attribute(device, syspath: syspath, name) { attributes[name] = value }
-        }
+        let attributes = Udev.attributes(of: device, syspath: string(udev_device_get_syspath(device)) ?? "", Udev.attributeNames)
         func trimmed(_ key: String) -> String? {
             attributes[key].map { $0.trimmingWhitespace() }
         }
@@ -212,13 +207,23 @@ package final class Udev {
         sysname.hasPrefix("trigger") && sysname.dropFirst("trigger".count).allSatisfy(\.isNumber)
     }
 
-    /// An attribute's value, or "" for a reading (`…_raw`, `…_input`, the SMC's
-    /// `light`), whose existence is all discovery needs: reading one makes a
-    /// HID sensor hub power the sensor up (seen on the real driver, where each
-    /// rescan kept the hub's sensors on for seconds with nobody listening).
-    static func attribute(_ device: OpaquePointer, syspath: String, _ name: String) -> String? {
-        if isReading(name) { return access(syspath + "/" + name, F_OK) == 0 ? "" : nil }
-        return udev_device_get_sysattr_value(device, name).map { String(cString: $0) }
+    /// The values of those of `names` the device has, from one listing of
+    /// its directory (`entries`): "" for one whose reading asks the device
+    /// (`isReading`), since its existence is all discovery needs (reading a
+    /// `_raw` makes a HID sensor hub power the sensor up: seen on the real
+    /// driver, where each rescan kept the hub's sensors on for seconds with
+    /// nobody listening).
+    static func attributes(of device: OpaquePointer, syspath: String, _ names: [String]) -> [String: String] {
+        let present = entries(syspath)
+        var attributes: [String: String] = [:]
+        for name in names where present.contains(name) {
+            if isReading(name) {
+                attributes[name] = ""
+            } else if let value = udev_device_get_sysattr_value(device, name) {
+                attributes[name] = String(cString: value)
+            }
+        }
+        return attributes
     }
 
     /// The names in a device's directory and in its `scan_elements/`
@@ -310,11 +315,8 @@ package final class Udev {
             guard !Udev.isTrigger(sysname: sysname) else { return nil }
             fallthrough
         default:
-            let syspath = string(udev_device_get_syspath(device)) ?? ""
-            let present = Udev.entries(syspath)
-            for name in Udev.sensorAttributes[subsystem] ?? [] where present.contains(name) {
-                if let value = Udev.attribute(device, syspath: syspath, name) { attributes[name] = value }
-            }
+            attributes = Udev.attributes(
+                of: device, syspath: string(udev_device_get_syspath(device)) ?? "", Udev.sensorAttributes[subsystem] ?? [])
         }
         var properties: [String: String] = [:]
         for key in Udev.sensorProperties {
