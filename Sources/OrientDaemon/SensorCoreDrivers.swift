@@ -68,10 +68,22 @@ package final class SensorCoreCompass: SensorCoreDriver, SensorDriver {
     override package class var name: String { "ssc-compass" }
 }
 
-/// `ssc-accel`: the accelerometer behind the Sensor Core, in m/s² with the
-/// vendor's mount matrix already applied by the firmware (udev's
-/// `ACCEL_MOUNT_MATRIX` still applies on top, as in iio-sensor-proxy). The
-/// firmware sends at its own rate (12.5 Hz on some phones).
+/// `ssc-accel`: the accelerometer behind the Sensor Core, in m/s².
+///
+/// **Its frame is Android's**, which the Sensor Core serves: x to the right
+/// edge, y to the top, z out of the screen, +9.81 on the axis pointing up
+/// (upright reads (0, +g, 0), face up (0, 0, +g)). libssc applies the
+/// registry's mount matrix and nothing else (its accelerometer handler is
+/// `M · a`, no sign change). orientd's convention, the one systemd's hwdb
+/// matrices are written for, reads upright as (0, −g, 0) and left edge up as
+/// (+g, 0, 0): so x and y are negated here, a half turn about z, and z is
+/// kept (face up reads +z: `ZSign`'s `ssc-accel` family). This is what hwdb
+/// does for ChromeOS's EC sensors, which also report Android's direction.
+/// iio-sensor-proxy 3.9 passes libssc's values through unturned, so on the
+/// same readings it reports the opposite orientation (docs/behaviour.md, "A
+/// Qualcomm phone"). udev's `ACCEL_MOUNT_MATRIX` on the DSP's device
+/// applies on top, as for any accelerometer. The firmware sends at its own
+/// rate (10 Hz from libssc's mock, 12.5 Hz on some phones).
 final class SensorCoreAccelDriver: AccelerometerDriver {
     static let name = "ssc-accel"
 
@@ -115,7 +127,8 @@ final class SensorCoreAccelDriver: AccelerometerDriver {
             close()
             sensor.openFailed(message)
         case .accelerometer(_, let x, let y, let z):
-            let vector = Vector3(Double(x), Double(y), Double(z))
+            // Android's frame to orientd's: a half turn about z.
+            let vector = Vector3(-Double(x), -Double(y), Double(z))
             // A reading that is not a number says nothing of the orientation.
             guard vector.x.isFinite, vector.y.isFinite, vector.z.isFinite else { return }
             _ = sensor.deliver(Sample(tMs: MonotonicClock.nowMs(), vector: vector))
