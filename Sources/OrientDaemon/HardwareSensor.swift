@@ -54,6 +54,7 @@ package final class HardwareSensor {
     /// A driver's reading: measured, then handed to `onSample`.
     func deliver(_ sample: Sample) -> (filtered: Vector3?, deadlinePending: Bool) {
         meter.note(sample.tMs)
+        openFailures = 0
         return onSample(sample)
     }
 
@@ -68,6 +69,8 @@ package final class HardwareSensor {
     private var driver: (any AccelerometerDriver)?
     /// Retries an open that failed, while someone wants readings.
     private var retryTimer: EventLoop.TimerID?
+    /// Opens failed in a row, since the last reading (the retry backs off).
+    private var openFailures = 0
     /// The polled path's rate: full while moving, slow while still.
     package internal(set) var samplingPolicy: SamplingPolicy
     /// How the sensor is read now.
@@ -155,7 +158,7 @@ package final class HardwareSensor {
     /// udev announced IIO devices (the hub passes them on): a device udev
     /// speaks of again gets another chance to be read.
     package func udevEvents(_ events: [Udev.Event]) {
-        let iio = events.filter { $0.subsystem == "iio" || $0.subsystem == "input" }
+        let iio = events.filter { ["iio", "input", "misc"].contains($0.subsystem) }
         guard !iio.isEmpty else { return }
         for event in iio {
             unreadable = unreadable.filter { !$0.key.hasSuffix("/\(event.sysname)") }
@@ -174,6 +177,13 @@ package final class HardwareSensor {
             closeDevice()
             updateSampling()
         }
+    }
+
+    /// The Sensor Core came, went or changed what it offers: its device gets
+    /// another chance, and the accelerometer is chosen again.
+    package func sensorCoreChanged() {
+        unreadable = unreadable.filter { syspath, _ in !udev.sensorDevices().contains { $0.syspath == syspath && $0.subsystem == "misc" } }
+        rescan(reason: "Sensor Core \(core.availability)")
     }
 
     /// Rescans from the loop, not from inside the fault that asks for it:
@@ -219,15 +229,16 @@ package final class HardwareSensor {
     /// `skipped`. Never the base's: a phone has one accelerometer.
     private func sensorCoreAccelerometer() -> UdevIIODevice? {
         guard role == .display else { return nil }
-        let tagged = udev.sensorDevices().filter(SensorCoreAccelDriver.discover).sorted { deviceNumber($0) < deviceNumber($1) }
+        let tagged = udev.sensorDevices().filter { SensorCoreAccelDriver.discover($0) && unreadable[$0.syspath] == nil }
+            .sorted { deviceNumber($0) < deviceNumber($1) }
         guard let device = tagged.first else { return nil }
         core.follow()
-        if let problem = core.problem {
+        if let problem = core.problem(for: .accelerometer) {
             skipped.append((device.sysname, device.syspath, "\(SensorCoreAccelDriver.name): \(problem.reason); \(problem.fix)"))
             return nil
         }
         let info = IIODeviceInfo(
-            sysname: device.sysname, syspath: device.syspath, devnode: device.devnode, name: nil,
+            sysname: device.sysname, syspath: device.syspath, devnode: device.devnode, name: SensorCoreAccelDriver.name,
             accelLocation: device.properties["ACCEL_LOCATION"])
         var described = UdevIIODevice(info: info, properties: device.properties, attributes: [:])
         described.driver = device.driver
@@ -298,7 +309,7 @@ package final class HardwareSensor {
         for warning in resolved.warnings { log.warning("\(device.info.sysname): \(warning)") }
         mountMatrix = resolved.matrix
         matrixSource = resolved.source
-        let decided = ZSign.decide(setting: config.zSign, driverName: device.sensorCore ? SensorCoreAccelDriver.name : device.info.name)
+        let decided = ZSign.decide(setting: config.zSign, driverName: device.info.name)
         if decided != zSign { log.info("\(device.info.sysname): z sign \(decided)") }
         zSign = decided
         if device.input || device.sensorCore {
@@ -358,11 +369,14 @@ package final class HardwareSensor {
     /// wants readings.
     func openFailed(_ reason: String) {
         guard let device else { return }
-        log.warning("\(device.info.sysname): cannot open: \(reason)")
+        if openFailures == 0 { log.warning("\(device.info.sysname): cannot open: \(reason); retrying, less often the longer it fails") }
         closeDevice()
         status = .idle
         onChange()
-        retryTimer = loop.schedule(atMs: MonotonicClock.nowMs() + 1000) { [unowned self] in
+        // 1 s, doubling to a minute while it keeps failing.
+        let delay = min(1000 * pow(2, Double(min(openFailures, 6))), 60_000)
+        openFailures += 1
+        retryTimer = loop.schedule(atMs: MonotonicClock.nowMs() + delay) { [unowned self] in
             self.retryTimer = nil
             self.updateSampling()
         }

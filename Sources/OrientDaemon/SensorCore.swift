@@ -64,9 +64,10 @@ package final class SensorCore {
         case .unknown, .lookingUp:
             ("the Sensor Core's service has not been looked up yet", "wait a moment")
         case .noLibrary(let why):
-            ("libssc cannot be loaded (\(why))", "install \(LibSSC.package) (Debian sid, postmarketOS: libssc)")
+            ("libssc cannot be loaded (\(why))", "install \(LibSSC.package) (Debian sid, postmarketOS: libssc), then restart orientd")
         case .noQRTR(let why):
-            ("no QRTR to reach the Sensor Core (\(why))", "the kernel needs CONFIG_QRTR (module qrtr), and the unit AF_QIPCRTR")
+            ("no QRTR to reach the Sensor Core (\(why))",
+             "the kernel needs CONFIG_QRTR (module qrtr) and the unit AF_QIPCRTR; then restart orientd")
         case .serviceDown:
             ("the Sensor Core's service (QMI 400 over QRTR) is not up",
              "the DSP must be serving its sensors: hexagonrpcd's service (check `qrtr-lookup`)")
@@ -74,16 +75,21 @@ package final class SensorCore {
     }
 
     /// `devices`, each one udev tagged for the Sensor Core (`ssc-*`) with
-    /// whether it can be read now (`SensorDevice.sensorCore`); the first such
-    /// device starts following the Sensor Core.
+    /// what it offers now (`SensorDevice.sensorCore`); the first such device
+    /// starts following the Sensor Core.
     func annotated(_ devices: [SensorDevice]) -> [SensorDevice] {
         devices.map { device in
             guard device.subsystem == "misc", device.proxyTypes?.contains(where: { $0.hasPrefix("ssc-") }) == true else { return device }
             follow()
             var device = device
-            device.sensorCore = problem.map { .unusable(reason: $0.reason, fix: $0.fix) } ?? .yes
+            device.sensorCore = SensorCoreOffer(problem: problem.map { SensorCoreOffer.Problem(reason: $0.reason, fix: $0.fix) }, missing: missing)
             return device
         }
+    }
+
+    /// Why the Sensor Core's sensor of `kind` cannot be read now, and the fix (nil when it can).
+    func problem(for kind: SensorKind) -> (reason: String, fix: String)? {
+        problem ?? (missing.contains(kind) ? SensorCoreOffer.missingProblem(kind) : nil)
     }
 
     private let loop: EventLoop
@@ -95,6 +101,10 @@ package final class SensorCore {
     /// The loop's side of each open sensor, by token.
     private var handlers: [Int: (SensorCoreThread.Output) -> Void] = [:]
     private var nextToken = 1
+    /// Kinds the Sensor Core said it has none of, until its service restarts.
+    private(set) var missing: Set<SensorKind> = [] {
+        didSet { if missing != oldValue { tellLater() } }
+    }
 
     init(loop: EventLoop, log: Log) {
         self.loop = loop
@@ -187,13 +197,27 @@ package final class SensorCore {
             guard from.port == QRTRControl.controlPort else { continue }
             do throws(QRTRControlError) {
                 let message = try QRTRControl.parse(Array(buffer.prefix(count)))
+                let wasUp = servers.isUp
                 guard servers.apply(message) else { continue }
                 log.notice("Sensor Core: its service (QMI 400) is \(servers.isUp ? "up" : "down")")
+                if wasUp, !servers.isUp { serviceLost() }
                 availability = servers.isUp ? .up : (servers.listed ? .serviceDown : .lookingUp)
-                thread?.serviceUp = servers.isUp
             } catch {
                 log.warning("Sensor Core: ignoring a packet from the QRTR name service: \(error)")
             }
+        }
+    }
+
+    /// The service went away: what the thread holds is dropped, and every
+    /// open sensor is told at once (a restart that comes back before the
+    /// hub rescans still opens everything anew).
+    private func serviceLost() {
+        missing = []
+        guard let thread else { return }
+        thread.cancelCalls()
+        thread.ask(.drop)
+        for (token, handler) in handlers.sorted(by: { $0.key < $1.key }) {
+            handler(.failed(token: token, message: "the Sensor Core's service went away", why: .lost))
         }
     }
 
@@ -206,7 +230,6 @@ package final class SensorCore {
         if thread == nil {
             do {
                 let started = try SensorCoreThread(library: library)
-                started.serviceUp = servers.isUp
                 try started.spawn()
                 loop.watch(started.outFD, for: .readable) { [unowned self] _ in self.received() }
                 thread = started
@@ -217,12 +240,17 @@ package final class SensorCore {
         let token = nextToken
         nextToken += 1
         handlers[token] = handler
+        kinds[token] = kind
         thread?.ask(.open(token: token, kind: kind))
         return token
     }
 
+    /// Each open token's kind.
+    private var kinds: [Int: SensorKind] = [:]
+
     /// Closes the sensor `token` opened; nothing more comes for it.
     func close(_ token: Int) {
+        kinds[token] = nil
         guard handlers.removeValue(forKey: token) != nil else { return }
         thread?.ask(.close(token: token))
     }
@@ -230,7 +258,9 @@ package final class SensorCore {
     private func received() {
         guard let thread else { return }
         for output in thread.take() {
-            handlers[output.token]?(output)
+            guard let handler = handlers[output.token] else { continue }
+            if case .failed(_, _, .missing) = output, let kind = kinds[output.token] { missing.insert(kind) }
+            handler(output)
         }
     }
 
@@ -249,197 +279,36 @@ package final class SensorCore {
     }
 }
 
+/// What the Sensor Core offers a device tagged for it, for a driver's
+/// `discover`: nothing while `problem` holds, else every kind but `missing`.
+package struct SensorCoreOffer: Sendable, Equatable {
+    package struct Problem: Sendable, Equatable {
+        var reason: String
+        var fix: String
+    }
+
+    var problem: Problem?
+    var missing: Set<SensorKind>
+
+    /// The driver of `kind`'s answer.
+    func discovery(_ kind: SensorKind) -> SensorDiscovery {
+        if let problem { return .unusable(reason: problem.reason, fix: problem.fix) }
+        if missing.contains(kind) {
+            let (reason, fix) = SensorCoreOffer.missingProblem(kind)
+            return .unusable(reason: reason, fix: fix)
+        }
+        return .yes
+    }
+
+    static func missingProblem(_ kind: SensorKind) -> (reason: String, fix: String) {
+        ("the Sensor Core has no \(kind.rawValue)",
+         "udev's IIO_SENSOR_PROXY_TYPE names one for this phone: take ssc-\(kind == .accelerometer ? "accel" : kind.rawValue) out of the rule that adds it")
+    }
+}
+
 /// `struct sockaddr_qrtr`.
 private struct QRTRAddress {
     var family: UInt16 = 0
     var node: UInt32 = 0
     var port: UInt32 = 0
-}
-
-/// The Sensor Core's thread (`SensorCore`): the only one that calls libssc
-/// and iterates GLib's default main context.
-final class SensorCoreThread: @unchecked Sendable {
-    /// What the loop asks.
-    enum Command: Sendable {
-        case open(token: Int, kind: SensorKind)
-        case close(token: Int)
-    }
-
-    /// What comes back, for one token.
-    enum Output: Sendable {
-        /// `ssc_sensor_<kind>_new_sync` and `_open_sync` succeeded: the sensor's name.
-        case opened(token: Int)
-        case failed(token: Int, message: String)
-        case accelerometer(token: Int, x: Float, y: Float, z: Float)
-        case light(token: Int, lux: Float)
-        case proximity(token: Int, near: Bool)
-        case compass(token: Int, degrees: Float)
-
-        var token: Int {
-            switch self {
-            case .opened(let token), .failed(let token, _), .accelerometer(let token, _, _, _), .light(let token, _),
-                .proximity(let token, _), .compass(let token, _):
-                token
-            }
-        }
-    }
-
-    let outFD: Int32
-    private let library: LibSSC
-    private let state = Mutex(State())
-    /// Open sensors, by token: touched only on the thread.
-    private var open: [Int: (object: OpaquePointer, handler: UInt, listener: Unmanaged<Listener>, kind: SensorKind)] = [:]
-
-    private struct State {
-        var commands: [Command] = []
-        var outputs: [Output] = []
-        var ending = false
-        var serviceUp = false
-    }
-
-    /// Whether the service is up: a close while it is down skips
-    /// `_close_sync` (nothing would answer it).
-    var serviceUp: Bool {
-        get { state.withLock { $0.serviceUp } }
-        set { state.withLock { $0.serviceUp = newValue } }
-    }
-
-    init(library: LibSSC) throws(SystemError) {
-        self.library = library
-        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard fd >= 0 else { throw SystemError("eventfd") }
-        outFD = fd
-    }
-
-    func spawn() throws(SystemError) {
-        do {
-            // libssc's calls, GLib's dispatch and the protobuf decoding run here.
-            try startThread(name: "orientd-ssc", stackSize: 1024 * 1024) { self.run() }
-        } catch {
-            Glibc.close(outFD)
-            throw error
-        }
-    }
-
-    /// Queues a command and wakes the thread (on the loop).
-    func ask(_ command: Command) {
-        state.withLock { $0.commands.append(command) }
-        library.wakeup(nil)
-    }
-
-    /// The outputs so far (on the loop, when `outFD` is readable).
-    func take() -> [Output] {
-        var count: UInt64 = 0
-        _ = Glibc.read(outFD, &count, 8)
-        return state.withLock { state in
-            defer { state.outputs = [] }
-            return state.outputs
-        }
-    }
-
-    /// Ends the thread: it closes every sensor and `outFD` (the loop stopped watching it).
-    func end() {
-        state.withLock { $0.ending = true }
-        library.wakeup(nil)
-    }
-
-    /// From the thread (a measurement's callback among them).
-    func post(_ output: Output) {
-        state.withLock { $0.outputs.append(output) }
-        var one: UInt64 = 1
-        _ = write(outFD, &one, 8)
-    }
-
-    private func run() {
-        while true {
-            let (commands, ending) = state.withLock { state in
-                defer { state.commands = [] }
-                return (state.commands, state.ending)
-            }
-            if ending { break }
-            for command in commands {
-                switch command {
-                case .open(let token, let kind): openSensor(token, kind)
-                case .close(let token): closeSensor(token)
-                }
-            }
-            // Until a measurement is dispatched or `ask` wakes it.
-            _ = library.iterate(nil, 1)
-        }
-        for token in open.keys { closeSensor(token) }
-        Glibc.close(outFD)
-    }
-
-    private func openSensor(_ token: Int, _ kind: SensorKind) {
-        guard let calls = library.calls[kind] else { return }
-        var error: UnsafeMutableRawPointer?
-        guard let object = calls.new(nil, &error) else {
-            post(.failed(token: token, message: "no \(kind.rawValue) from the Sensor Core: \(library.take(error))"))
-            return
-        }
-        let listener = Unmanaged.passRetained(Listener(token: token, thread: self))
-        let handler = library.signalConnect(object, "measurement", SensorCoreThread.callback(kind), listener.toOpaque(), nil, 0)
-        open[token] = (object, handler, listener, kind)
-        guard calls.open(object, nil, &error) != 0 else {
-            let message = library.take(error)
-            closeSensor(token, closing: false)
-            post(.failed(token: token, message: "the Sensor Core's \(kind.rawValue) does not open: \(message)"))
-            return
-        }
-        post(.opened(token: token))
-    }
-
-    private func closeSensor(_ token: Int, closing: Bool = true) {
-        guard let sensor = open.removeValue(forKey: token) else { return }
-        library.signalDisconnect(sensor.object, sensor.handler)
-        if closing, serviceUp, let calls = library.calls[sensor.kind] {
-            var error: UnsafeMutableRawPointer?
-            if calls.close(sensor.object, nil, &error) == 0 { _ = library.take(error) }
-        }
-        library.objectUnref(sensor.object)
-        sensor.listener.release()
-    }
-
-    /// What a measurement's callback reaches: the token and the thread.
-    final class Listener {
-        let token: Int
-        unowned let thread: SensorCoreThread
-        init(token: Int, thread: SensorCoreThread) {
-            self.token = token
-            self.thread = thread
-        }
-    }
-
-    /// The `measurement` signal's handler for `kind`, as a `GCallback`
-    /// (libssc's signals carry gfloat x, y, z; gfloat; gboolean; gfloat).
-    private static func callback(_ kind: SensorKind) -> UnsafeRawPointer {
-        switch kind {
-        case .accelerometer:
-            let f: @convention(c) (OpaquePointer?, Float, Float, Float, UnsafeMutableRawPointer?) -> Void = { _, x, y, z, data in
-                guard let data else { return }
-                let listener = Unmanaged<Listener>.fromOpaque(data).takeUnretainedValue()
-                listener.thread.post(.accelerometer(token: listener.token, x: x, y: y, z: z))
-            }
-            return unsafeBitCast(f, to: UnsafeRawPointer.self)
-        case .light, .compass:
-            let light: @convention(c) (OpaquePointer?, Float, UnsafeMutableRawPointer?) -> Void = { _, value, data in
-                guard let data else { return }
-                let listener = Unmanaged<Listener>.fromOpaque(data).takeUnretainedValue()
-                listener.thread.post(.light(token: listener.token, lux: value))
-            }
-            let compass: @convention(c) (OpaquePointer?, Float, UnsafeMutableRawPointer?) -> Void = { _, value, data in
-                guard let data else { return }
-                let listener = Unmanaged<Listener>.fromOpaque(data).takeUnretainedValue()
-                listener.thread.post(.compass(token: listener.token, degrees: value))
-            }
-            return unsafeBitCast(kind == .light ? light : compass, to: UnsafeRawPointer.self)
-        case .proximity:
-            let f: @convention(c) (OpaquePointer?, Int32, UnsafeMutableRawPointer?) -> Void = { _, near, data in
-                guard let data else { return }
-                let listener = Unmanaged<Listener>.fromOpaque(data).takeUnretainedValue()
-                listener.thread.post(.proximity(token: listener.token, near: near != 0))
-            }
-            return unsafeBitCast(f, to: UnsafeRawPointer.self)
-        }
-    }
 }

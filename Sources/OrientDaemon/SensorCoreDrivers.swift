@@ -23,7 +23,7 @@ package class SensorCoreDriver {
 
     package static func discover(_ device: SensorDevice) -> SensorDiscovery {
         guard device.subsystem == "misc", device.proxyTypes?.contains(name) == true else { return .no }
-        return device.sensorCore ?? .no
+        return device.sensorCore?.discovery(kind) ?? .no
     }
 
     package static func sources(for device: SensorDevice) -> [String] {
@@ -36,8 +36,10 @@ package class SensorCoreDriver {
         token = try core.open(kind) { output in
             switch output {
             case .opened: log.info("\(kind.rawValue): the Sensor Core's \(kind.rawValue) is open (\(device.sysname))")
-            // Gone as a vanished device is: the slot closes it and tries again later.
-            case .failed(_, let message): deliver(.failed(SensorError(message: message, code: ENODEV)))
+            // Gone as a vanished device is: the slot closes it and tries again
+            // later, less often the longer it fails; a kind the Sensor Core
+            // has none of is skipped from the next rescan on.
+            case .failed(_, let message, _): deliver(.failed(SensorError(message: message, code: ENODEV)))
             case .light(_, let lux) where lux.isFinite && lux >= 0: deliver(.light(LightLevel(Double(lux), unit: .lux)))
             case .proximity(_, let near): deliver(.proximity(near: near))
             case .compass(_, let degrees):
@@ -123,9 +125,15 @@ final class SensorCoreAccelDriver: AccelerometerDriver {
         switch output {
         case .opened:
             log.info("\(device.info.sysname): the Sensor Core's accelerometer through libssc")
-        case .failed(_, let message):
+        case .failed(_, let message, let why):
             close()
-            sensor.openFailed(message)
+            if why == .lost {
+                // A loss: what was read says nothing of the phone now.
+                log.warning("\(device.info.sysname): \(message)")
+                sensor.driverFailed(unreadable: nil)
+            } else {
+                sensor.openFailed(message)
+            }
         case .accelerometer(_, let x, let y, let z):
             // Android's frame to orientd's: a half turn about z.
             let vector = Vector3(-Double(x), -Double(y), Double(z))

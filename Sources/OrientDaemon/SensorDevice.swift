@@ -19,7 +19,7 @@ package struct SensorDevice: Sendable, Equatable {
     package var driver: String? = nil
     /// For a device udev tagged for the Sensor Core (`ssc-*`): whether its
     /// sensors can be read now (`SensorCore.answer`, set by the hub).
-    package var sensorCore: SensorDiscovery? = nil
+    package var sensorCore: SensorCoreOffer? = nil
 
     /// The driver names udev's iio-sensor-proxy rules gave the device
     /// (`IIO_SENSOR_PROXY_TYPE`, space-separated); nil when the property is absent.

@@ -52,7 +52,7 @@ package final class SensorHub {
         enumerator = Poller(loop: loop, log: log)
         // The service coming or going shows or hides the Sensor Core's sensors.
         core.onChange = { [unowned self] in
-            accelerometer.rescan(reason: "Sensor Core \(core.availability)")
+            accelerometer.sensorCoreChanged()
             rescanSlots()
         }
     }

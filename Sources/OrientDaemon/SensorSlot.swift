@@ -196,9 +196,10 @@ package final class SensorSlot {
             if error.vanished {
                 // Closed now; a udev remove (or a change bringing it back) rescans.
                 // Retried slowly in case udev says nothing (a driver that fails
-                // reads without the device going away).
+                // reads without the device going away, the Sensor Core's open
+                // failing): 2 s, doubling to a minute while it keeps failing.
                 closeDriver()
-                scheduleRetry(afterMs: 2000)
+                scheduleRetry(afterMs: min(2000 * pow(2, Double(min(failures - 1, 5))), 60_000))
             }
             return
         }
