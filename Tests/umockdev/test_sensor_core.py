@@ -23,7 +23,7 @@ E: SUBSYSTEM=misc
 {tag}A: dev=10:120\\n
 
 """
-LIBSSC_FIX = "install libssc2 (Debian sid, postmarketOS: libssc)"
+LIBSSC_FIX = "install libssc2 (Debian sid, postmarketOS: libssc), then restart orientd"
 
 
 class SensorCoreTests(DaemonTestCase):
