@@ -160,6 +160,12 @@ extension Daemon {
     /// the attributes behind the readings.
     var accelerometerEntry: DaemonStatus.SensorEntry? {
         guard let sensor, let device = sensor.device else { return nil }
+        if device.sensorCore {
+            return DaemonStatus.SensorEntry(
+                kind: .accelerometer, device: device.info.sysname, syspath: device.info.syspath, driver: SensorCoreAccelDriver.name,
+                sources: ["libssc: QMI service 400 over QRTR", device.info.devnode ?? device.info.sysname],
+                state: sensor.status == .active ? .inUse : .idle)
+        }
         if device.input {
             return DaemonStatus.SensorEntry(
                 kind: .accelerometer, device: device.info.sysname, syspath: device.info.syspath, driver: InputAccelDriver.name,

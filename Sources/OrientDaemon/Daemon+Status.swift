@@ -54,7 +54,9 @@ extension Daemon {
         if let sensor, let device = sensor.device {
             sensorInfo = DaemonStatus.Sensor(
                 device: device.info.sysname, syspath: device.info.syspath, name: device.info.name, driver: device.driver,
-                modalias: device.modalias, capture: sensor.capture.rawValue, rateHz: sensor.rateHz, deliveredHz: sensor.deliveredHz,
+                // The Sensor Core's firmware sets its rate: nothing is asked.
+                modalias: device.modalias, capture: sensor.capture.rawValue, rateHz: device.sensorCore ? nil : sensor.rateHz,
+                deliveredHz: sensor.deliveredHz,
                 onChange: sensor.isOnChange)
         }
         var status = DaemonStatus(

@@ -60,6 +60,7 @@ package final class HardwareSensor {
     private let loop: EventLoop
     private let log: Log
     private let udev: Udev
+    private let core: SensorCore
     private(set) var config: DaemonConfig
     /// Raw counts to m/s² for the chosen device (sysfs scales and offsets, or the config's `scale`).
     package private(set) var calibration = AxisCalibration(scale: Vector3(1, 1, 1), offset: .zero)
@@ -118,12 +119,13 @@ package final class HardwareSensor {
     /// Accelerometers not used at the last rescan, and why (`status`).
     package private(set) var skipped: [(sysname: String, syspath: String, reason: String)] = []
 
-    package init(loop: EventLoop, log: Log, config: DaemonConfig, udev: Udev, role: Role = .display) {
+    package init(loop: EventLoop, log: Log, config: DaemonConfig, udev: Udev, core: SensorCore, role: Role = .display) {
         self.role = role
         self.loop = loop
         self.log = log
         self.config = config
         self.udev = udev
+        self.core = core
         rateHz = max(10, config.classifier.sampleRateHz)
         samplingPolicy = HardwareSensor.policy(config, rateHz: rateHz)
     }
@@ -212,6 +214,27 @@ package final class HardwareSensor {
         return described
     }
 
+    /// The Sensor Core's accelerometer, where udev tagged a device for it
+    /// (`ssc-accel`) and the Sensor Core can be read now; else why not, in
+    /// `skipped`. Never the base's: a phone has one accelerometer.
+    private func sensorCoreAccelerometer() -> UdevIIODevice? {
+        guard role == .display else { return nil }
+        let tagged = udev.sensorDevices().filter(SensorCoreAccelDriver.discover).sorted { deviceNumber($0) < deviceNumber($1) }
+        guard let device = tagged.first else { return nil }
+        core.follow()
+        if let problem = core.problem {
+            skipped.append((device.sysname, device.syspath, "\(SensorCoreAccelDriver.name): \(problem.reason); \(problem.fix)"))
+            return nil
+        }
+        let info = IIODeviceInfo(
+            sysname: device.sysname, syspath: device.syspath, devnode: device.devnode, name: nil,
+            accelLocation: device.properties["ACCEL_LOCATION"])
+        var described = UdevIIODevice(info: info, properties: device.properties, attributes: [:])
+        described.driver = device.driver
+        described.sensorCore = true
+        return described
+    }
+
     /// Enumerates the IIO devices again and (re)chooses the accelerometer.
     package func rescan(reason: String) {
         let devices = udev.iioDevices().filter { unreadable[$0.info.syspath] == nil }
@@ -230,7 +253,7 @@ package final class HardwareSensor {
         var chosen = decision.chosen.flatMap { info in devices.first { $0.info.sysname == info.sysname } }
         if chosen == nil, config.device == nil || role == .base {
             // No IIO accelerometer: an input one, as iio-sensor-proxy's input-accel reads.
-            chosen = inputAccelerometer()
+            chosen = inputAccelerometer() ?? sensorCoreAccelerometer()
         }
         if let pinned = config.device, chosen == nil, role == .display {
             log.warning("configured device '\(pinned)' not found")
@@ -275,11 +298,11 @@ package final class HardwareSensor {
         for warning in resolved.warnings { log.warning("\(device.info.sysname): \(warning)") }
         mountMatrix = resolved.matrix
         matrixSource = resolved.source
-        let decided = ZSign.decide(setting: config.zSign, driverName: device.info.name)
+        let decided = ZSign.decide(setting: config.zSign, driverName: device.sensorCore ? SensorCoreAccelDriver.name : device.info.name)
         if decided != zSign { log.info("\(device.info.sysname): z sign \(decided)") }
         zSign = decided
-        if device.input {
-            // The input driver scales by each axis's resolution itself.
+        if device.input || device.sensorCore {
+            // The input driver scales by each axis's resolution itself; libssc gives m/s².
             calibration = .identity
             return
         }
@@ -311,18 +334,16 @@ package final class HardwareSensor {
     private func open(_ device: UdevIIODevice) {
         let driver: any AccelerometerDriver
         do {
-            driver = device.input
-                ? try InputAccelDriver(device: device, sensor: self, loop: loop, log: log)
-                : try IIOAccelDriver(device: device, sensor: self, loop: loop, log: log)
+            driver =
+                if device.sensorCore {
+                    SensorCoreAccelDriver(device: device, sensor: self, core: core, log: log)
+                } else if device.input {
+                    try InputAccelDriver(device: device, sensor: self, loop: loop, log: log)
+                } else {
+                    try IIOAccelDriver(device: device, sensor: self, loop: loop, log: log)
+                }
         } catch {
-            log.warning("\(device.info.sysname): cannot open: \(error)")
-            status = .idle
-            onChange()
-            // Try again shortly while someone still wants readings.
-            retryTimer = loop.schedule(atMs: MonotonicClock.nowMs() + 1000) { [unowned self] in
-                self.retryTimer = nil
-                self.updateSampling()
-            }
+            openFailed("\(error)")
             return
         }
         self.driver = driver
@@ -330,6 +351,21 @@ package final class HardwareSensor {
         meter.reset()
         let (started, problem) = driver.start()
         if !started { markUnreadable(device, problem ?? "has nothing to read") }
+    }
+
+    /// The device could not be opened (at once, or later: the Sensor Core
+    /// answers from its thread): tried again shortly while someone still
+    /// wants readings.
+    func openFailed(_ reason: String) {
+        guard let device else { return }
+        log.warning("\(device.info.sysname): cannot open: \(reason)")
+        closeDevice()
+        status = .idle
+        onChange()
+        retryTimer = loop.schedule(atMs: MonotonicClock.nowMs() + 1000) { [unowned self] in
+            self.retryTimer = nil
+            self.updateSampling()
+        }
     }
 
     /// The device's buffer delivered nothing in its grace (see `silentBuffers`).

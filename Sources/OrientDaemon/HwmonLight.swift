@@ -20,7 +20,8 @@ package final class HwmonLightDriver: SensorDriver {
     package static func sources(for device: SensorDevice) -> [String] { ["light"] }
     private let poller: Poller<Result<[UInt8], SensorError>>
 
-    package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+    package init(device: SensorDevice, context: SensorContext, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+        let loop = context.loop, log = context.log
         poller = Poller(loop: loop, log: log)
         log.info("\(device.sysname): light from 'light' every 2000 ms")
         poller.start(

@@ -88,7 +88,8 @@ package final class IIOBufferLight: SensorDriver {
 
     private var channel: IIOBufferedChannel?
 
-    package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+    package init(device: SensorDevice, context: SensorContext, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+        let loop = context.loop, log = context.log
         channel = try IIOBufferedChannel(device: device, channel: "intensity_both", type: "in_intensity", loop: loop) { result in
             switch result {
             case .success(let lux) where lux.isFinite && lux >= 0: deliver(.light(LightLevel(lux, unit: .lux)))
@@ -125,7 +126,8 @@ package final class IIOBufferCompass: SensorDriver {
 
     private var channel: IIOBufferedChannel?
 
-    package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+    package init(device: SensorDevice, context: SensorContext, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+        let loop = context.loop, log = context.log
         channel = try IIOBufferedChannel(
             device: device, channel: "rot_from_north_magnetic_tilt_comp", type: "in_rot", loop: loop
         ) { result in

@@ -25,7 +25,8 @@ package final class IIOPollLight: SensorDriver {
 
     private let poller: Poller<Result<[UInt8], SensorError>>
 
-    package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+    package init(device: SensorDevice, context: SensorContext, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+        let loop = context.loop, log = context.log
         guard let channel = LightChannel.find(in: device.attributeNames) else {
             throw SensorError(message: "\(device.sysname) has no light channel", code: ENODEV)
         }

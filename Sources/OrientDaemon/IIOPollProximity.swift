@@ -52,7 +52,8 @@ package final class IIOPollProximity: SensorDriver {
     private var threshold: ProximityThreshold
     private let poller: Poller<Result<[UInt8], SensorError>>
 
-    package init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+    package init(device: SensorDevice, context: SensorContext, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+        let loop = context.loop, log = context.log
         guard let channel = IIOPollProximity.channel(device), case .success(let near) = IIOPollProximity.nearLevel(device) else {
             throw SensorError(message: "\(device.sysname): no proximity channel with a near level", code: ENODEV)
         }

@@ -26,7 +26,8 @@ package final class InputProximity: SensorDriver {
     private var watching = false
     private var firstTimer: EventLoop.TimerID?
 
-    package init(device described: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+    package init(device described: SensorDevice, context: SensorContext, deliver: @escaping (SensorEvent) -> Void) throws(SensorError) {
+        let loop = context.loop, log = context.log
         guard let node = described.devnode else { throw SensorError(message: "\(described.sysname): no device node", code: ENODEV) }
         device = try EvdevDevice(path: node)
         self.loop = loop

@@ -171,22 +171,14 @@ private final class PollerThread<Reading: Sendable>: Sendable {
 
     /// Starts the thread, named `name` (at most 15 bytes); on failure closes the eventfds.
     func spawn(name: String) throws(SystemError) {
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        // A read and a parse: a small stack.
-        pthread_attr_setstacksize(&attributes, 256 * 1024)
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(ThreadStart { self.run() }).toOpaque()
-        let created = pthread_create(&thread, &attributes, threadEntry, context)
-        guard created == 0 else {
-            Unmanaged<ThreadStart>.fromOpaque(context).release()
+        do {
+            // A read and a parse: a small stack.
+            try startThread(name: name, stackSize: 256 * 1024) { self.run() }
+        } catch {
             close(askFD)
             close(doneFD)
-            throw SystemError("pthread_create", code: created)
+            throw error
         }
-        _ = pthread_setname_np(thread, String(decoding: name.utf8.prefix(15), as: UTF8.self))
     }
 
     /// Asks for one read (on the loop).
@@ -246,6 +238,23 @@ private final class PollerThread<Reading: Sendable>: Sendable {
 /// shared arena is enough.
 package func setSingleMallocArena() {
     _ = mallopt(M_ARENA_MAX, 1)
+}
+
+/// Starts a detached thread named `name` (at most 15 bytes, for `ps -L`) that runs `body`.
+func startThread(name: String, stackSize: Int, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setstacksize(&attributes, stackSize)
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(ThreadStart(body)).toOpaque()
+    let created = pthread_create(&thread, &attributes, threadEntry, context)
+    guard created == 0 else {
+        Unmanaged<ThreadStart>.fromOpaque(context).release()
+        throw SystemError("pthread_create", code: created)
+    }
+    _ = pthread_setname_np(thread, String(decoding: name.utf8.prefix(15), as: UTF8.self))
 }
 
 /// What a new thread runs (a C function pointer cannot come from a generic context).

@@ -1,8 +1,9 @@
 /// One device a sensor driver may read, as libudev describes it: an IIO
-/// device, an evdev node or a platform device (Apple's SMC), with the udev properties and
+/// device, an evdev node, a platform device (Apple's SMC) or a misc device
+/// that stands for a Qualcomm phone's Sensor Core, with the udev properties and
 /// sysfs attributes the drivers look at (absent ones are missing).
 package struct SensorDevice: Sendable, Equatable {
-    /// `iio`, `input` or `platform`.
+    /// `iio`, `input`, `platform` or `misc`.
     package var subsystem: String
     /// The kernel name: `iio:device3`, `event5`, `applesmc.768`.
     package var sysname: String
@@ -16,6 +17,9 @@ package struct SensorDevice: Sendable, Equatable {
     package var attributes: [String: String]
     /// The driver of the nearest parent that has one (the chip's driver), for `status`.
     package var driver: String? = nil
+    /// For a device udev tagged for the Sensor Core (`ssc-*`): whether its
+    /// sensors can be read now (`SensorCore.answer`, set by the hub).
+    package var sensorCore: SensorDiscovery? = nil
 
     /// The driver names udev's iio-sensor-proxy rules gave the device
     /// (`IIO_SENSOR_PROXY_TYPE`, space-separated); nil when the property is absent.

@@ -17,12 +17,20 @@ package protocol SensorDriver: AnyObject {
     /// Whether this driver can read `device`.
     static func discover(_ device: SensorDevice) -> SensorDiscovery
     /// Opens `device` and starts reading it.
-    init(device: SensorDevice, loop: EventLoop, log: Log, deliver: @escaping (SensorEvent) -> Void) throws(SensorError)
+    init(device: SensorDevice, context: SensorContext, deliver: @escaping (SensorEvent) -> Void) throws(SensorError)
     /// The attributes or files it reads of `device`, for `status` (also
     /// while it is not open).
     static func sources(for device: SensorDevice) -> [String]
     /// Stops reading and closes everything it opened.
     func close()
+}
+
+/// What a driver opens with: the loop it runs on, the log, and the Sensor
+/// Core (whose drivers read through it).
+package struct SensorContext {
+    let loop: EventLoop
+    let log: Log
+    let core: SensorCore
 }
 
 /// A driver's answer about one device.

@@ -9,9 +9,9 @@ package import OrientSensors
 package final class SensorHub {
     /// The drivers of each kind beside the accelerometer.
     package static var drivers: [SensorKind: [any SensorDriver.Type]] { [
-        .light: [IIOPollLight.self, IIOBufferLight.self, HwmonLightDriver.self],
-        .proximity: [IIOPollProximity.self, InputProximity.self],
-        .compass: [IIOBufferCompass.self],
+        .light: [IIOPollLight.self, IIOBufferLight.self, HwmonLightDriver.self, SensorCoreLight.self],
+        .proximity: [IIOPollProximity.self, InputProximity.self, SensorCoreProximity.self],
+        .compass: [IIOBufferCompass.self, SensorCoreCompass.self],
     ] }
 
     /// The accelerometer.
@@ -22,6 +22,8 @@ package final class SensorHub {
     package let slots: [SensorKind: SensorSlot]
     /// The kernel's tablet-mode switch, when the machine has one.
     package let tabletSwitch: TabletModeSwitch
+    /// A Qualcomm phone's Sensor Core, followed once udev tags a device for it.
+    package let core: SensorCore
     private let udev: Udev
     private let loop: EventLoop
     private let log: Log
@@ -38,13 +40,21 @@ package final class SensorHub {
         self.loop = loop
         self.log = log
         udev = try Udev()
-        accelerometer = HardwareSensor(loop: loop, log: log, config: config, udev: udev)
-        base = HardwareSensor(loop: loop, log: log, config: config, udev: udev, role: .base)
+        let core = SensorCore(loop: loop, log: log)
+        self.core = core
+        accelerometer = HardwareSensor(loop: loop, log: log, config: config, udev: udev, core: core)
+        base = HardwareSensor(loop: loop, log: log, config: config, udev: udev, core: core, role: .base)
         var slots: [SensorKind: SensorSlot] = [:]
-        for (kind, drivers) in SensorHub.drivers { slots[kind] = SensorSlot(kind: kind, drivers: drivers, loop: loop, log: log) }
+        let context = SensorContext(loop: loop, log: log, core: core)
+        for (kind, drivers) in SensorHub.drivers { slots[kind] = SensorSlot(kind: kind, drivers: drivers, context: context) }
         self.slots = slots
         tabletSwitch = TabletModeSwitch(loop: loop, log: log)
         enumerator = Poller(loop: loop, log: log)
+        // The service coming or going shows or hides the Sensor Core's sensors.
+        core.onChange = { [unowned self] in
+            accelerometer.rescan(reason: "Sensor Core \(core.availability)")
+            rescanSlots()
+        }
     }
 
     /// The slot of `kind` (nil for the accelerometer).
@@ -106,7 +116,7 @@ package final class SensorHub {
     }
 
     private func rescanSlots() {
-        let devices = udev.sensorDevices()
+        let devices = core.annotated(udev.sensorDevices())
         for kind in SensorKind.allCases { slots[kind]?.rescan(devices) }
         tabletSwitch.rescan(devices)
     }

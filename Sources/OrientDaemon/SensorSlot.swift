@@ -17,8 +17,9 @@ package final class SensorSlot {
     /// What it reads.
     package let kind: SensorKind
     private let drivers: [any SensorDriver.Type]
-    private let loop: EventLoop
-    private let log: Log
+    private let context: SensorContext
+    private var loop: EventLoop { context.loop }
+    private var log: Log { context.log }
 
     /// The chosen device and its driver, if any.
     package private(set) var chosen: (device: SensorDevice, driver: any SensorDriver.Type)?
@@ -59,11 +60,10 @@ package final class SensorSlot {
     /// What the chosen device's driver reads (status).
     package var sources: [String] { chosen.map { $0.driver.sources(for: $0.device) } ?? [] }
 
-    package init(kind: SensorKind, drivers: [any SensorDriver.Type], loop: EventLoop, log: Log) {
+    package init(kind: SensorKind, drivers: [any SensorDriver.Type], context: SensorContext) {
         self.kind = kind
         self.drivers = drivers
-        self.loop = loop
-        self.log = log
+        self.context = context
     }
 
     /// Chooses again among `devices` (start, hotplug, reload).
@@ -145,7 +145,7 @@ package final class SensorSlot {
 
     private func openDriver(_ chosen: (device: SensorDevice, driver: any SensorDriver.Type)) {
         do {
-            open = try chosen.driver.init(device: chosen.device, loop: loop, log: log) { [unowned self] event in
+            open = try chosen.driver.init(device: chosen.device, context: context) { [unowned self] event in
                 self.delivered(event)
             }
             if openFailures > 0 { log.notice("\(kind.rawValue): \(chosen.device.sysname): open after \(openFailures) failed tries") }

@@ -20,6 +20,8 @@ package struct UdevIIODevice: Sendable, Equatable {
     package var modalias: String? = nil
     /// An input (evdev) accelerometer rather than an IIO device.
     package var input = false
+    /// The Sensor Core's accelerometer (`ssc-accel`), read through libssc.
+    package var sensorCore = false
 }
 
 /// Every libudev call of the daemon: enumerating IIO devices, reading their
@@ -187,15 +189,18 @@ package final class Udev {
     }
 
     /// The subsystems sensors live in: IIO devices, evdev nodes (input
-    /// accelerometers, proximity switches) and platform devices (Apple's SMC,
-    /// whose `light` attribute sits on `applesmc.768` itself).
-    package static let sensorSubsystems = ["iio", "input", "platform"]
+    /// accelerometers, proximity switches), platform devices (Apple's SMC,
+    /// whose `light` attribute sits on `applesmc.768` itself), and misc
+    /// devices that udev tagged for a Qualcomm phone's Sensor Core (the
+    /// DSP's `fastrpc-adsp*`, with `IIO_SENSOR_PROXY_TYPE` `ssc-*`).
+    package static let sensorSubsystems = ["iio", "input", "platform", "misc"]
 
     /// The platform devices that can be sensors, by name: Apple's SMC, `applesmc.768`.
     package static let platformSensorPrefix = "applesmc"
 
-    /// Whether a hotplug event can concern a sensor: every IIO and input
-    /// event, and of the platform's only the SMC's.
+    /// Whether a hotplug event can concern a sensor: every IIO, input and
+    /// misc event (the Sensor Core's tag is a udev property, which the
+    /// enumeration reads), and of the platform's only the SMC's.
     package static func concernsSensors(_ event: Event) -> Bool {
         event.subsystem != "platform" || event.sysname.hasPrefix(platformSensorPrefix)
     }
@@ -264,6 +269,7 @@ package final class Udev {
         }(),
         "platform": ["name", "light"],
         "input": [],
+        "misc": [],
     ]
 
     /// Every device of the sensor subsystems that could be a sensor: IIO
@@ -285,6 +291,8 @@ package final class Udev {
             // attribute would read every platform device's `light`: an SMC
             // read under its mutex at each rescan).
             if subsystem == "platform" { udev_enumerate_add_match_sysname(enumerate, Udev.platformSensorPrefix + "*") }
+            // Of the misc devices, only those udev tagged for a driver.
+            if subsystem == "misc" { udev_enumerate_add_match_property(enumerate, "IIO_SENSOR_PROXY_TYPE", "*") }
             udev_enumerate_scan_devices(enumerate)
             var entry = udev_enumerate_get_list_entry(enumerate)
             while let current = entry {

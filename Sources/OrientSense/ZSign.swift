@@ -38,11 +38,13 @@ public struct ZSign: Sendable, Equatable, CustomStringConvertible {
         "\(sign < 0 ? "-1 (face up reads -z)" : "+1 (face up reads +z)"), \(known ? "configured" : "assumed"): \(source)"
     }
 
-    /// IIO device names (`name` in sysfs) of drivers whose z reads −g lying face up.
-    static let faceUpNegativeDrivers: [(name: String, why: String)] = [
-        ("accel_3d", "hid-sensor-accel-3d: HID sensor hubs follow the Windows convention"),
-        ("cros-ec-accel", "cros-ec-accel: ChromeOS EC readings under hwdb's -1,0,0;0,-1,0;0,0,-1 matrix"),
-        ("cros-ec-accel-legacy", "cros-ec-accel-legacy: ChromeOS EC readings under hwdb's -1,0,0;0,-1,0;0,0,-1 matrix"),
+    /// Driver families whose sign is known from how they report: IIO device
+    /// names (`name` in sysfs), and `ssc-accel` for a Qualcomm phone's Sensor Core.
+    static let driverFamilies: [(name: String, sign: Double, why: String)] = [
+        ("accel_3d", -1, "hid-sensor-accel-3d: HID sensor hubs follow the Windows convention"),
+        ("cros-ec-accel", -1, "cros-ec-accel: ChromeOS EC readings under hwdb's -1,0,0;0,-1,0;0,0,-1 matrix"),
+        ("cros-ec-accel-legacy", -1, "cros-ec-accel-legacy: ChromeOS EC readings under hwdb's -1,0,0;0,-1,0;0,0,-1 matrix"),
+        ("ssc-accel", 1, "ssc-accel: the Sensor Core reports Android's frame, face up reads +9.81 on z (x and y are turned to hwdb's convention, z is kept)"),
     ]
 
     /// The decision for a device: the config's sign if it sets one; else the
@@ -53,8 +55,8 @@ public struct ZSign: Sendable, Equatable, CustomStringConvertible {
         if let header = traceHeader, let value = DecimalNumber.parse(header), value == 1 || value == -1 {
             return ZSign(sign: value, known: false, source: "trace header z_sign")
         }
-        if let name = driverName, let family = faceUpNegativeDrivers.first(where: { $0.name == name }) {
-            return ZSign(sign: -1, known: false, source: family.why)
+        if let name = driverName, let family = driverFamilies.first(where: { $0.name == name }) {
+            return ZSign(sign: family.sign, known: false, source: family.why)
         }
         let driver = driverName.map { "driver \($0)" } ?? "no driver name"
         return ZSign(sign: 1, known: false, source: "\(driver): proper acceleration under a rotation (the default)")

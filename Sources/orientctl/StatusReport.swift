@@ -69,7 +69,8 @@ struct StatusReport {
                 row("sensor", "mock: replaying \(trace)")
             } else if let sensor = daemon.sensor {
                 let delivered = sensor.deliveredHz.map { ", \(jsonNumber($0)) Hz delivered" } ?? ""
-                let rate = sensor.rateHz.map { " at \(jsonNumber($0)) Hz asked\(delivered)" } ?? ""
+                // A rate the daemon does not ask for (the Sensor Core's firmware sets it): what comes.
+                let rate = sensor.rateHz.map { " at \(jsonNumber($0)) Hz asked\(delivered)" } ?? delivered
                 let capture = sensor.capture == "none" ? "" : ", \(sensor.capture)\(rate)"
                 row("sensor", "\(sensor.device) \(sensor.name ?? "(no name)") (driver \(sensor.driver ?? "unknown")), "
                     + "\(StatusReport.sampling(daemon.sensorState))\(capture)\(sensor.onChange ? ", reports on change" : "")")

@@ -168,6 +168,9 @@ struct ZSignDegradationTests {
         #expect(hid.sign == -1 && !hid.known && hid.source.contains("hid-sensor-accel-3d"))
         #expect(ZSign.decide(setting: .auto, driverName: "cros-ec-accel").sign == -1)
         #expect(ZSign.decide(setting: .auto, driverName: "cros-ec-accel-legacy").sign == -1)
+        // A Qualcomm phone's Sensor Core: Android's frame, through libssc untouched.
+        let ssc = ZSign.decide(setting: .auto, driverName: "ssc-accel")
+        #expect(ssc.sign == 1 && !ssc.known && ssc.source.hasPrefix("ssc-accel: the Sensor Core reports Android's frame"))
         let mems = ZSign.decide(setting: .auto, driverName: "bmc150_accel")
         #expect(mems.sign == 1 && !mems.known && mems.source.contains("bmc150_accel"))
         #expect(ZSign.decide(setting: .auto, driverName: nil).sign == 1)

@@ -186,6 +186,31 @@ class UdevEngineTests(unittest.TestCase):
                 self.assertRegex(output, r"61-orientd\.rules:\d+ GROUP 990")
                 self.assertEqual(len(runs), 1, output)
 
+    def misc_fixture(self, directory, name, minor):
+        fixture = Path(directory, f"{name}.umockdev")
+        fixture.write_text(
+            f"P: /devices/virtual/misc/{name}\nN: {name}\nE: DEVNAME=/dev/{name}\nE: MAJOR=10\nE: MINOR={minor}\n"
+            f"E: SUBSYSTEM=misc\nA: dev=10:{minor}\\n\n\n"
+        )
+        return fixture
+
+    def test_a_qualcomm_dsp_gets_the_sensor_cores_light_and_compass_and_the_service(self):
+        """/dev/fastrpc-adsp* and fastrpc-sdsp* (the DSP behind a Qualcomm phone's Sensor Core) get
+        IIO_SENSOR_PROXY_TYPE "ssc-light ssc-compass", as iio-sensor-proxy 3.9's rule gives them (no
+        accelerometer, no proximity), and pull in the service; another misc device gets nothing."""
+        for name in ("fastrpc-adsp", "fastrpc-sdsp", "fastrpc-adsp-secure"):
+            with self.subTest(name), tempfile.TemporaryDirectory() as directory:
+                _, properties, runs, output = self.udev(self.misc_fixture(directory, name, 120))
+                self.assertEqual(properties.get("IIO_SENSOR_PROXY_TYPE"), "ssc-light ssc-compass", output)
+                self.assertEqual(properties.get("SYSTEMD_WANTS"), "orientd.service", output)
+                self.assertIn(":systemd:", properties.get("TAGS", ""), output)
+                self.assertEqual(runs, [])
+        with tempfile.TemporaryDirectory() as directory:
+            _, properties, runs, output = self.udev(self.misc_fixture(directory, "uinput", 223))
+        self.assertNotIn("IIO_SENSOR_PROXY_TYPE", properties)
+        self.assertNotIn("SYSTEMD_WANTS", properties)
+        self.assertEqual(runs, [])
+
     def test_an_iio_device_orientd_does_not_read_is_ignored(self):
         """A temperature sensor on the same bus gets neither the service, nor the group, nor a RUN."""
         with tempfile.TemporaryDirectory() as directory:

@@ -30,9 +30,10 @@ from support import (
 )
 
 #: `systemd-analyze security --offline=true` exposure of orientd.service (buffered capture).
-SERVICE_EXPOSURE_TARGET = 1.2
-#: The same with orientd-polling.conf as a drop-in (polling only).
-POLLING_EXPOSURE_TARGET = 0.8
+SERVICE_EXPOSURE_TARGET = 1.4
+#: The same with orientd-polling.conf as a drop-in (polling only). QRTR (AF_QIPCRTR, a Qualcomm
+#: phone's Sensor Core) costs both 0.2 (1.2 and 0.8 without it), and takes this one from SAFE to OK.
+POLLING_EXPOSURE_TARGET = 1.1
 #: Issue 5's ceiling: at or below 2.0 (systemd-timesyncd scores 2.3).
 ISSUE_CEILING = 2.0
 
@@ -43,6 +44,7 @@ SERVICE_EXPOSURES = {
     "ProtectKernelTunables=",  # buffered capture writes sysfs attributes
     "RestrictAddressFamilies=~AF_NETLINK",  # udev events
     "RestrictAddressFamilies=~AF_UNIX",  # its socket, sd_notify, the journal
+    "RestrictAddressFamilies=~…",  # AF_QIPCRTR: a Qualcomm phone's Sensor Core
     "PrivateNetwork=",  # would cut udev events
     "PrivateUsers=",  # would cut udev events
     "DeviceAllow=",  # char-iio rw, char-input r, and char-rtc r from ProtectClock=
@@ -102,17 +104,17 @@ class ExposureTests(unittest.TestCase):
         self.tree = installed_tree()
 
     def test_the_service_scores_at_or_below_its_target(self):
-        """orientd.service scores at most 1.2 (OK), below issue 5's ceiling of 2.0."""
+        """orientd.service scores at most 1.4 (OK), below issue 5's ceiling of 2.0."""
         score, band, result = exposure(unit_directory(self.tree) / "orientd.service")
         self.assertLessEqual(score, SERVICE_EXPOSURE_TARGET, result.stdout)
         self.assertLessEqual(score, ISSUE_CEILING)
         self.assertIn(band, ("SAFE", "OK"))
 
     def test_the_polling_dropin_scores_at_or_below_its_target(self):
-        """With orientd-polling.conf the service scores at most 0.8 (SAFE)."""
+        """With orientd-polling.conf the service scores at most 1.1 (OK)."""
         score, band, result = exposure(unit_directory(self.tree, with_polling_dropin=True) / "orientd.service")
         self.assertLessEqual(score, POLLING_EXPOSURE_TARGET, result.stdout)
-        self.assertEqual(band, "SAFE")
+        self.assertIn(band, ("SAFE", "OK"))
 
     def test_the_threshold_option_agrees(self):
         """--threshold (on the 0-100 scale: the score times ten) passes at the target and fails just below it."""
@@ -158,11 +160,12 @@ class ServiceContentTests(unittest.TestCase):
         self.assertEqual(unit_value(SERVICE, "Unit", "Requires"), "orientd.socket")
 
     def test_it_never_cuts_udev_events(self):
-        """No PrivateNetwork= or PrivateUsers= (they stop udev's netlink events); AF_NETLINK stays allowed."""
+        """No PrivateNetwork= or PrivateUsers= (they stop udev's netlink events); AF_NETLINK stays allowed,
+        and AF_QIPCRTR for a Qualcomm phone's Sensor Core."""
         self.assertNotIn(unit_value(SERVICE, "Service", "PrivateNetwork"), ("yes", "true", "1", "on"))
         self.assertNotIn(unit_value(SERVICE, "Service", "PrivateUsers"), ("yes", "true", "1", "on"))
         families = " ".join(unit_values(SERVICE, "Service", "RestrictAddressFamilies")).split()
-        self.assertEqual(sorted(families), ["AF_NETLINK", "AF_UNIX"])
+        self.assertEqual(sorted(families), ["AF_NETLINK", "AF_QIPCRTR", "AF_UNIX"])
 
     def test_it_can_reach_iio_devices_and_input_nodes_and_nothing_else(self):
         """DevicePolicy=closed with DeviceAllow=char-iio rw (buffered capture) and char-input r (evdev
