@@ -38,10 +38,12 @@ ssc_file() {
 ssc_sensor() {
     ssc_file "$1" "{\"sensor\":{\"data_type\":\"$2\",\"uid_high\":\"$3\",\"uid_low\":\"$3\"},\"attributes\":{\"name\":{\"id\":0,\"value\":\"$1-mock\"},\"vendor\":{\"id\":1,\"value\":\"orientd-check-ssc\"},\"available\":{\"id\":3,\"value\":true},\"sample_rate\":{\"id\":6,\"value\":5.0},\"stream_type\":{\"id\":16,\"value\":$4}$5},\"measurements\":[$6]}"
 }
-# ssc_accel X Y Z: the accelerometer's reading in m/s² (the mock's own file
-# reads 0, 0, -9.81 first), in the mount matrix attribute's identity.
+# ssc_accel X Y Z: the accelerometer's reading in m/s², as libssc passes it
+# on (Android's frame: upright reads +y), with the identity as its
+# mount_matrix attribute (or $ssc_matrix: nine numbers, comma-separated).
+ssc_matrix=1.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,1.0
 ssc_accel() {
-    ssc_sensor accelerometer accel 0x0000000000000002 0 ',"mount_matrix":{"id":20,"value":[1.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,1.0]}' \
+    ssc_sensor accelerometer accel 0x0000000000000002 0 ",\"mount_matrix\":{\"id\":20,\"value\":[$ssc_matrix]}" \
         "{\"id\":1025,\"acceleration\":[$1,$2,$3],\"accuracy\":3}"
 }
 # ssc_light INTENSITY...: the light sensor's "intensity" array (libssc
