@@ -194,13 +194,13 @@ check_compass() {
     clog=$(mktemp)
     setpriv --reuid=geoclue --regid=geoclue --clear-groups stdbuf -oL monitor-sensor --compass >"$clog" 2>&1 &
     local cmon=$!
-    if wait_for 30 heading_is "$clog" 90; then
-        headings=90
-        for h in 180 270 0; do
-            ssc_compass "$h"
-            if wait_for 20 heading_is "$clog" "$h"; then headings="$headings $h"; else headings="$headings (no $h)"; fi
-        done
-    fi
+    # 90 is the heading before the claim: monitor-sensor reads CompassHeading
+    # once before it claims, then follows PropertiesChanged.
+    if wait_for 30 heading_is "$clog" 90; then headings=90; else headings="(no 90)"; fi
+    for h in 180 270 0; do
+        ssc_compass "$h"
+        if wait_for 20 heading_is "$clog" "$h"; then headings="$headings $h"; else headings="$headings (no $h)"; fi
+    done
     kill "$cmon" 2>/dev/null
     wait "$cmon" 2>/dev/null
     ssc_compass 45
@@ -208,7 +208,7 @@ check_compass() {
     if [ "$headings" = "90 180 270 0" ] && [[ "$property" == *"(45 asked)" ]] && [[ "$refused" == *AccessDenied* ]]; then
         pass "the compass as geoclue: monitor-sensor saw CompassHeading $headings ($(grep -E 'Has compass|heading changed' "$clog" | sed 's/^ *//' | oneline)); its own claim read the property $property; nobody's ClaimCompass: $(echo "$refused" | head -1 | cut -c1-100)"
     else
-        fail "the compass as geoclue: headings '$headings'; the property as geoclue: $property; monitor-sensor: $(oneline <"$clog"); nobody's ClaimCompass: '$(echo "$refused" | oneline)'$([[ "$refused" == *AccessDenied* ]] || echo " (not refused: iio-sensor-proxy 3.9's own bus policy, installed beside orientd's, lets anyone send to the Compass interface)"); status: $(ssc_reasons)"
+        fail "the compass as geoclue: headings '$headings'$([[ "$headings" == "(no 90)"* ]] && echo " (the heading held when geoclue claimed never reached monitor-sensor: it read CompassHeading before its claim, and no PropertiesChanged followed the claim)"); the property as geoclue: $property; monitor-sensor: $(oneline <"$clog"); nobody's ClaimCompass: '$(echo "$refused" | oneline)'$([[ "$refused" == *AccessDenied* ]] || echo " (not refused: iio-sensor-proxy 3.9's own bus policy, installed beside orientd's, lets anyone send to the Compass interface)"); status: $(ssc_reasons)"
     fi
 }
 
@@ -219,6 +219,7 @@ check_compass() {
 check_server_killed() {
     pid=$(systemctl show -P MainPID orientd.service)
     local cycle results="" ok=yes fd_counts="" down up far back_turn t
+    local -a fd_kinds
     for cycle in 1 2 3; do
         ssc_proximity 1 1
         wait_for 20 last_is "$monitor_log" 'Proximity value changed|Has proximity' 'changed: 1$|near: 1\)' || { ok=no; results="$results [$cycle: not near before the kill]"; }
@@ -237,6 +238,7 @@ check_server_killed() {
         wait_for 30 sensors_are '^accelerometer=active light=in-use proximity=in-use compass=(in-use|idle)$' && up=yes
         wait_for 30 last_is "$monitor_log" 'orientation changed|Has accelerometer' "(changed: |orientation: )$4[),]?\$" && back_turn=yes
         fd_counts="$fd_counts $(fds)"
+        fd_kinds[$cycle]=$(ls -l /proc/"$pid"/fd | awk 'NR > 1 { sub(/:\[.*/, "", $NF); print $NF }' | sort | uniq -c | awk '{ printf "%s %s, ", $1, $2 }')
         results="$results [$cycle: absent $down ($while_down), far $far, back $up, $4 $back_turn]"
         [ "$down$far$up$back_turn" = yesyesyesyes ] || ok=no
     done
@@ -246,7 +248,7 @@ check_server_killed() {
     if [ "$ok" = yes ] && [ "$now" = "$pid" ] && [ "$last" -le "$first" ]; then
         pass "ssc-server killed and started again 3 times: $results; orientd PID $pid throughout, fds after each return:$fd_counts"
     else
-        fail "ssc-server killed and started again: $results; PID $pid -> $now; fds after each return:$fd_counts; monitor-sensor's last lines: $(tail -6 "$monitor_log" | sed 's/^ *//' | oneline); $(journal | grep -i -E 'sensor core|ssc|qrtr' | tail -6 | oneline)"
+        fail "ssc-server killed and started again: $results; PID $pid -> $now; fds after each return:$fd_counts (after the first: ${fd_kinds[1]}after the third: ${fd_kinds[3]}); monitor-sensor's last lines: $(tail -6 "$monitor_log" | sed 's/^ *//' | oneline); $(journal | grep -i -E 'sensor core|ssc|qrtr' | tail -6 | oneline)"
     fi
 }
 
