@@ -13,7 +13,7 @@
 # iio-sensor-proxy with monitor-sensor through ten accelerometer readings
 # (±9.81 m/s² on each axis), light, proximity and the compass. Prints the NOTE
 # lines (the FRAME ones are the table); everything is kept in
-# .build/check-ssc/frame. About six minutes with the root cached.
+# .build/check-ssc/frame. About 3.5 minutes with the root cached.
 #
 #   scripts/check-ssc/frame.sh
 set -eu
