@@ -41,13 +41,13 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
 STAGE        := .build/install
 
-.PHONY: all deps build run check check-boot check-kernel check-trixie check-trixie-host test bench bench-trixie traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64 check-boot-arm64
+.PHONY: all deps build run check check-boot check-kernel check-ssc check-trixie check-trixie-host test bench bench-trixie traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64 check-boot-arm64
 
 all: build
 
 # Every target that tests or measures: the test tools too (iio-sensor-proxy
 # and sway among them, which building never needs).
-check check-boot check-boot-trixie check-kernel check-trixie check-trixie-host deb check-arm64 deb-arm64 \
+check check-boot check-boot-trixie check-kernel check-ssc check-trixie check-trixie-host deb check-arm64 deb-arm64 \
 check-boot-arm64 bench bench-trixie fuzz soak check-sanitize: DEBIAN_DEPS += $(TEST_DEPS)
 
 # Install whatever is missing; nothing at all when everything is there.
@@ -154,6 +154,21 @@ check-kernel: deps
 	rm -rf .build/check-kernel/stage
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/check-kernel/stage PREFIX=/usr
 	scripts/check-kernel/run.sh $(CURDIR)/.build/check-kernel/stage
+
+# orientd on a Qualcomm phone's Sensor Core (scripts/check-ssc/run.sh): the
+# kernel check-kernel uses, with its qrtr module, booted under QEMU (TCG) with
+# a debootstrapped Debian sid as its root (cached: only sid has libssc and
+# its mock service, ssc-server) and `make install DESTDIR=… PREFIX=/usr` in
+# it; a oneshot unit inside (Tests/ssc/inside.sh, described in
+# Tests/ssc/README.md) starts ssc-server from sensor files it writes and
+# watches orientd through monitor-sensor and orientctl: turns, light,
+# proximity, the compass, the service killed and started again, idle. Fails
+# with the reason when it cannot run; it never skips.
+check-ssc: DEBIAN_DEPS += debootstrap qemu-system-x86 cpio
+check-ssc: deps
+	rm -rf .build/check-ssc/stage
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/check-ssc/stage PREFIX=/usr
+	scripts/check-ssc/run.sh $(CURDIR)/.build/check-ssc/stage
 
 # The oldest toolchain supported: Debian 13's own Swift (swiftlang 6.0.3, built
 # with assertions on) in a trixie root (scripts/trixie/run.sh: debootstrapped

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinux
 
 /// Setting up the listening socket at a path: the parent directory checked (or
 /// created), a stale socket file from a dead daemon replaced but a live
