@@ -126,7 +126,7 @@ extension SensorProxyService {
     }
 
     /// The published values of `kind`, as a `Has…` change carries them after it.
-    private func values(_ kind: SensorKind) -> [Change] {
+    func values(_ kind: SensorKind) -> [Change] {
         switch kind {
         case .accelerometer:
             [Change("AccelerometerOrientation", .string(orientation.rawValue)), Change("AccelerometerTilt", .string(tilt.rawValue))]
@@ -197,7 +197,7 @@ extension SensorProxyService {
 
     /// One PropertiesChanged with `changes` to each claimer of `kind`, on the
     /// object and interface the kind's properties belong to.
-    private func signals(_ kind: SensorKind, _ changes: [Change]) -> [Action] {
+    func signals(_ kind: SensorKind, _ changes: [Change]) -> [Action] {
         let onCompass = kind == .compass
         return claims[kind].sorted().map {
             .signal(

@@ -220,7 +220,17 @@ public struct SensorProxyService: Sendable {
             actions += publish(kind)
         } else {
             actions += [.reply(token: token, .empty)]
-            actions += publish(kind)
+            let changed = publish(kind)
+            actions += changed
+            // The heading is -1 to whoever does not hold a claim: a new
+            // claimer read that before it claimed, and is told the heading
+            // another claimer already keeps (GeoClue would otherwise wait for
+            // the next turn; found by make check-ssc).
+            if kind == .compass, changed.isEmpty, compassHeading != CompassHeading.unknown {
+                actions += signals(.compass, values(.compass)).filter {
+                    if case .signal(let destination, _, _, _) = $0 { destination == sender } else { false }
+                }
+            }
         }
         return actions
     }

@@ -161,6 +161,20 @@ struct SensorProxySensorsTests {
         #expect(service.get("CompassHeading", from: ":1.1") == .double(-1))
     }
 
+    @Test("a second claimer, who read -1 before its claim, is told the heading the first one keeps")
+    func laterClaimerIsToldTheHeading() {
+        var service = Service(authorise: false, reading: .with(compass: .present(nil)))
+        _ = service.receive(Service.call("ClaimCompass", from: ":1.1"), token: 1)
+        _ = service.update(.with(compass: .present(90)))
+        #expect(service.get("CompassHeading", from: ":1.2") == .double(-1))
+        #expect(service.receive(Service.call("ClaimCompass", from: ":1.2"), token: 2)
+            == [.watch(sender: ":1.2"), .reply(token: 2, .empty), .compass(":1.2", Change("CompassHeading", .double(90)))])
+        // Without a heading yet, nothing is said: -1 is what it read.
+        var unread = Service(authorise: false, reading: .with(compass: .present(nil)))
+        _ = unread.receive(Service.call("ClaimCompass", from: ":1.1"), token: 1)
+        #expect(!unread.receive(Service.call("ClaimCompass", from: ":1.2"), token: 2).contains { if case .signal = $0 { true } else { false } })
+    }
+
     @Test("without a compass, CompassHeading is -1 (unknown), never 0 (north); so too before a reading and for a bad one")
     func compassHeadingUnknown() {
         var service = Service(authorise: false, reading: .with())
