@@ -27,6 +27,9 @@ static inline int orientd_accept4(int fd, int flags) { return accept4(fd, 0, 0, 
    _GNU_SOURCE as well). */
 #include <pthread.h>
 extern int pthread_setname_np(pthread_t thread, const char *name);
+/* The Sensor Core's process gets its pipes with O_CLOEXEC (pipe2 needs
+   _GNU_SOURCE too). */
+extern int pipe2(int pipefd[2], int flags);
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
 #endif

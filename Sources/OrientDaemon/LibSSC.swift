@@ -38,10 +38,6 @@ struct LibSSC: @unchecked Sendable {
     let iterate: @convention(c) (OpaquePointer?, Int32) -> Int32
     /// `g_main_context_wakeup(NULL)`: safe from any thread.
     let wakeup: @convention(c) (OpaquePointer?) -> Void
-    /// `g_cancellable_new`, `g_cancellable_cancel` (safe from any thread), `g_cancellable_is_cancelled`.
-    let cancellableNew: @convention(c) () -> OpaquePointer?
-    let cancel: @convention(c) (OpaquePointer?) -> Void
-    let isCancelled: @convention(c) (OpaquePointer?) -> Int32
 
     /// libssc's name for each kind in its symbols.
     static let symbolKinds: [SensorKind: String] = [
@@ -74,10 +70,7 @@ struct LibSSC: @unchecked Sendable {
                 objectUnref: try symbol("g_object_unref", as: (@convention(c) (OpaquePointer?) -> Void).self),
                 errorFree: try symbol("g_error_free", as: (@convention(c) (UnsafeMutableRawPointer?) -> Void).self),
                 iterate: try symbol("g_main_context_iteration", as: (@convention(c) (OpaquePointer?, Int32) -> Int32).self),
-                wakeup: try symbol("g_main_context_wakeup", as: (@convention(c) (OpaquePointer?) -> Void).self),
-                cancellableNew: try symbol("g_cancellable_new", as: (@convention(c) () -> OpaquePointer?).self),
-                cancel: try symbol("g_cancellable_cancel", as: (@convention(c) (OpaquePointer?) -> Void).self),
-                isCancelled: try symbol("g_cancellable_is_cancelled", as: (@convention(c) (OpaquePointer?) -> Int32).self)))
+                wakeup: try symbol("g_main_context_wakeup", as: (@convention(c) (OpaquePointer?) -> Void).self)))
         } catch {
             dlclose(handle)
             return .failure(error)

@@ -7,7 +7,7 @@ import OrientSensors
 import Synchronization
 
 /// A Qualcomm phone's Snapdragon Sensor Core (SSC): whether its sensors can be
-/// read now, and the thread that reads them through libssc.
+/// read now, and the process that reads them through libssc.
 ///
 /// **Whether.** Three things must hold: libssc loads (`LibSSC`); the kernel
 /// has QRTR (`AF_QIPCRTR`); and the Sensor Core's service (QMI 400) is up.
@@ -18,18 +18,17 @@ import Synchronization
 /// which holds, and `onChange` tells the hub, which then shows or hides the
 /// Sensor Core's devices: its sensors are absent while the service is down.
 ///
-/// **The thread.** libssc's calls block (its discovery can take seconds), and
-/// it hands its measurements to GLib's default main context, which its caller
-/// must iterate. One thread of ours does both: it runs the open and close
-/// asked for, in order, then iterates the default context until woken
-/// (`g_main_context_wakeup`) or a measurement is dispatched; each
-/// measurement goes back to the loop through an eventfd, like a `Poller`'s
-/// reading. Only that thread touches libssc's objects and GLib's context, so
-/// the loop never blocks on either. docs/architecture.md, "The Sensor Core",
-/// says why a thread rather than GLib's fds on our loop.
+/// **The process.** libssc is loaded only in `orientd --sensor-core`
+/// (`SensorCoreProcess`, `SensorCoreChild`), which opens and closes sensors
+/// as asked and sends their readings back as lines the loop reads: libssc's
+/// calls block, it needs GLib's main context iterated, and it cannot be
+/// told that its service went away without crashing or leaking
+/// (`SensorCoreProcess` says how). When the service goes, the process is
+/// ended, and the next open starts another. docs/architecture.md, "The
+/// Sensor Core", says more.
 ///
-/// Started when the hub first sees a device udev tagged for it
-/// (`IIO_SENSOR_PROXY_TYPE` `ssc-*`): elsewhere nothing is loaded or opened.
+/// Followed when the hub first sees a device udev tagged for it
+/// (`IIO_SENSOR_PROXY_TYPE` `ssc-*`): elsewhere nothing is started or opened.
 package final class SensorCore {
     /// What stands between the daemon and the Sensor Core's sensors.
     package enum Availability: Sendable, Equatable {
@@ -94,12 +93,15 @@ package final class SensorCore {
 
     private let loop: EventLoop
     private let log: Log
-    private var library: LibSSC?
+    private var following = false
+    /// Why libssc does not load (the process said so), or why QRTR cannot be followed.
+    private var libraryProblem: String?
+    private var qrtrProblem: String?
     private var lookupFD: Int32 = -1
     private var servers = QRTRServers(service: QRTRControl.sensorCoreService)
-    private var thread: SensorCoreThread?
+    private var child: SensorCoreChild?
     /// The loop's side of each open sensor, by token.
-    private var handlers: [Int: (SensorCoreThread.Output) -> Void] = [:]
+    private var handlers: [Int: (SensorCoreMessage) -> Void] = [:]
     private var nextToken = 1
     /// Kinds the Sensor Core said it has none of, until its service restarts.
     private(set) var missing: Set<SensorKind> = [] {
@@ -113,24 +115,45 @@ package final class SensorCore {
 
     deinit { stop() }
 
-    /// Loads libssc and looks the service up, once (the hub calls it for
-    /// each device tagged for the Sensor Core).
+    /// Starts its process (which says whether libssc loads) and looks the
+    /// service up, once (the hub calls it for each device tagged for the
+    /// Sensor Core).
     func follow() {
-        guard availability == .unknown else { return }
-        switch LibSSC.load() {
-        case .failure(let error):
-            log.warning("Sensor Core: \(error.missing ? "\(LibSSC.soname) is not installed" : "\(LibSSC.soname) is unusable"): \(error); "
-                + "its sensors stay absent (install \(LibSSC.package))")
-            availability = .noLibrary(error.message)
-            return
-        case .success(let library): self.library = library
-        }
+        guard !following else { return }
+        following = true
         do throws(SystemError) {
             try startLookup()
-            availability = .lookingUp
         } catch {
             log.warning("Sensor Core: cannot follow its service through QRTR: \(error); its sensors stay absent")
-            availability = .noQRTR("\(error)")
+            qrtrProblem = "\(error)"
+        }
+        startChild()
+        updateAvailability()
+    }
+
+    private func updateAvailability() {
+        availability =
+            if let libraryProblem { .noLibrary(libraryProblem) }
+            else if let qrtrProblem { .noQRTR(qrtrProblem) }
+            else if servers.isUp { .up }
+            else if servers.listed { .serviceDown }
+            else { .lookingUp }
+    }
+
+    /// Starts the process if none runs; false (logged) if it cannot.
+    @discardableResult
+    private func startChild() -> Bool {
+        guard child == nil, libraryProblem == nil else { return child != nil }
+        do throws(SystemError) {
+            let started = try SensorCoreChild(loop: loop, log: log)
+            started.onMessage = { [unowned self] message in self.received(message) }
+            started.onEnd = { [unowned self] how in self.childEnded(how) }
+            child = started
+            log.info("Sensor Core: its process started (pid \(started.pid))")
+            return true
+        } catch {
+            log.warning("Sensor Core: cannot start its process: \(error)")
+            return false
         }
     }
 
@@ -199,49 +222,52 @@ package final class SensorCore {
                 let message = try QRTRControl.parse(Array(buffer.prefix(count)))
                 let wasUp = servers.isUp
                 guard servers.apply(message) else { continue }
-                log.notice("Sensor Core: its service (QMI 400) is \(servers.isUp ? "up" : "down")")
+                if wasUp != servers.isUp || !wasUp { log.notice("Sensor Core: its service (QMI 400) is \(servers.isUp ? "up" : "down")") }
                 if wasUp, !servers.isUp { serviceLost() }
-                availability = servers.isUp ? .up : (servers.listed ? .serviceDown : .lookingUp)
+                updateAvailability()
             } catch {
                 log.warning("Sensor Core: ignoring a packet from the QRTR name service: \(error)")
             }
         }
     }
 
-    /// The service went away: what the thread holds is dropped, and every
-    /// open sensor is told at once (a restart that comes back before the
-    /// hub rescans still opens everything anew).
+    /// The service went away: the process is ended (what libssc held goes
+    /// with it), and every open sensor is told at once (a restart that comes
+    /// back before the hub rescans still opens everything anew).
     private func serviceLost() {
         missing = []
-        guard let thread else { return }
-        thread.cancelCalls()
-        thread.ask(.drop)
+        guard let child else { return }
+        self.child = nil
+        log.info("Sensor Core: its process ended with the service (\(child.end()))")
+        failAll("the Sensor Core's service went away")
+    }
+
+    /// The process ended by itself: after saying libssc does not load, or
+    /// crashed (libssc's fault, not the daemon's).
+    private func childEnded(_ how: String) {
+        child = nil
+        if libraryProblem != nil { return }
+        log.warning("Sensor Core: its process ended (\(how)); another starts at the next open")
+        failAll("the Sensor Core's process ended (\(how))")
+    }
+
+    private func failAll(_ message: String) {
         for (token, handler) in handlers.sorted(by: { $0.key < $1.key }) {
-            handler(.failed(token: token, message: "the Sensor Core's service went away", why: .lost))
+            handler(.failed(token: token, why: .lost, message: message))
         }
     }
 
     // MARK: Sensors
 
-    /// Opens the sensor of `kind` on the thread; its readings and failure go
+    /// Opens the sensor of `kind` in the process; its readings and failure go
     /// to `handler`, on the loop, until `close`. Returns its token.
-    func open(_ kind: SensorKind, handler: @escaping (SensorCoreThread.Output) -> Void) throws(SensorError) -> Int {
-        guard let library else { throw SensorError(message: "libssc is not loaded", code: ENOENT) }
-        if thread == nil {
-            do {
-                let started = try SensorCoreThread(library: library)
-                try started.spawn()
-                loop.watch(started.outFD, for: .readable) { [unowned self] _ in self.received() }
-                thread = started
-            } catch {
-                throw SensorError(message: "cannot start the Sensor Core's thread: \(error)", code: error.code)
-            }
-        }
+    func open(_ kind: SensorKind, handler: @escaping (SensorCoreMessage) -> Void) throws(SensorError) -> Int {
+        guard startChild(), let child else { throw SensorError(message: "the Sensor Core's process cannot start", code: ENOENT) }
         let token = nextToken
         nextToken += 1
         handlers[token] = handler
         kinds[token] = kind
-        thread?.ask(.open(token: token, kind: kind))
+        child.send(.open(token: token, kind: kind))
         return token
     }
 
@@ -252,15 +278,21 @@ package final class SensorCore {
     func close(_ token: Int) {
         kinds[token] = nil
         guard handlers.removeValue(forKey: token) != nil else { return }
-        thread?.ask(.close(token: token))
+        child?.send(.close(token: token))
     }
 
-    private func received() {
-        guard let thread else { return }
-        for output in thread.take() {
-            guard let handler = handlers[output.token] else { continue }
-            if case .failed(_, _, .missing) = output, let kind = kinds[output.token] { missing.insert(kind) }
-            handler(output)
+    private func received(_ message: SensorCoreMessage) {
+        switch message {
+        case .ready:
+            log.info("Sensor Core: libssc loaded in its process")
+        case .noLibrary(let why):
+            log.warning("Sensor Core: \(LibSSC.soname) cannot be loaded (\(why)); its sensors stay absent (install \(LibSSC.package))")
+            libraryProblem = why
+            updateAvailability()
+        default:
+            guard let token = message.token, let handler = handlers[token] else { return }
+            if case .failed(_, .missing, _) = message, let kind = kinds[token] { missing.insert(kind) }
+            handler(message)
         }
     }
 
@@ -271,11 +303,8 @@ package final class SensorCore {
             Glibc.close(lookupFD)
             lookupFD = -1
         }
-        if let thread {
-            loop.unwatch(thread.outFD)
-            thread.end()
-        }
-        thread = nil
+        child?.close()
+        child = nil
     }
 }
 

@@ -39,12 +39,12 @@ package class SensorCoreDriver {
             // Gone as a vanished device is: the slot closes it and tries again
             // later, less often the longer it fails; a kind the Sensor Core
             // has none of is skipped from the next rescan on.
-            case .failed(_, let message, _): deliver(.failed(SensorError(message: message, code: ENODEV)))
-            case .light(_, let lux) where lux.isFinite && lux >= 0: deliver(.light(LightLevel(Double(lux), unit: .lux)))
+            case .failed(_, _, let message): deliver(.failed(SensorError(message: message, code: ENODEV)))
+            case .light(_, let lux) where lux.isFinite && lux >= 0: deliver(.light(LightLevel(lux, unit: .lux)))
             case .proximity(_, let near): deliver(.proximity(near: near))
             case .compass(_, let degrees):
-                if let heading = CompassHeading.degrees(raw: Double(degrees), scale: 1, offset: 0) { deliver(.compass(heading)) }
-            case .light, .accelerometer: break
+                if let heading = CompassHeading.degrees(raw: degrees, scale: 1, offset: 0) { deliver(.compass(heading)) }
+            default: break
             }
         }
     }
@@ -121,11 +121,11 @@ final class SensorCoreAccelDriver: AccelerometerDriver {
         return (true, nil)
     }
 
-    private func received(_ output: SensorCoreThread.Output) {
+    private func received(_ output: SensorCoreMessage) {
         switch output {
         case .opened:
             log.info("\(device.info.sysname): the Sensor Core's accelerometer through libssc")
-        case .failed(_, let message, let why):
+        case .failed(_, let why, let message):
             close()
             if why == .lost {
                 // A loss: what was read says nothing of the phone now.
@@ -136,11 +136,11 @@ final class SensorCoreAccelDriver: AccelerometerDriver {
             }
         case .accelerometer(_, let x, let y, let z):
             // Android's frame to orientd's: a half turn about z.
-            let vector = Vector3(-Double(x), -Double(y), Double(z))
+            let vector = Vector3(-x, -y, z)
             // A reading that is not a number says nothing of the orientation.
             guard vector.x.isFinite, vector.y.isFinite, vector.z.isFinite else { return }
             _ = sensor.deliver(Sample(tMs: MonotonicClock.nowMs(), vector: vector))
-        case .light, .proximity, .compass: break
+        default: break
         }
     }
 

@@ -6,15 +6,17 @@ import OrientProtocol
 import OrientSensors
 import Synchronization
 
-/// The Sensor Core's thread (`SensorCore`): the only one that calls libssc
-/// and iterates GLib's default main context.
+/// The Sensor Core process's thread (`SensorCoreProcess`): the only one that
+/// calls libssc and iterates GLib's default main context, while the
+/// process's main thread reads the daemon's requests and writes back what
+/// this thread posts.
 ///
 /// libssc's objects are used as iio-sensor-proxy uses them: one per kind,
 /// made once (`_new_sync`, the Sensor Core's discovery of that kind) and kept
 /// while the service is up; a claim opens it (`_open_sync`) and the last
 /// release closes it (`_close_sync`), so a kind that comes and goes costs
-/// no new discovery, and no QMI client or GLib context is made again. Every
-/// object is dropped when the service goes away (`drop`).
+/// no new discovery, and no QMI client or GLib context is made again. When
+/// the service goes away the daemon ends the process, and all of it with it.
 ///
 /// Three things libssc does decide the order of calls here:
 /// - `_open_sync` starts a report thread even when it fails, and only
@@ -31,36 +33,6 @@ final class SensorCoreThread: @unchecked Sendable {
     enum Command: Sendable {
         case open(token: Int, kind: SensorKind)
         case close(token: Int)
-        /// The service went away: every object is closed and dropped.
-        case drop
-    }
-
-    /// Why an open did not give readings.
-    enum Failure: Sendable {
-        /// The open failed (libssc's reason in the message).
-        case open
-        /// The Sensor Core has no sensor of that kind.
-        case missing
-        /// The service went away.
-        case lost
-    }
-
-    /// What comes back, for one token.
-    enum Output: Sendable {
-        case opened(token: Int)
-        case failed(token: Int, message: String, why: Failure)
-        case accelerometer(token: Int, x: Float, y: Float, z: Float)
-        case light(token: Int, lux: Float)
-        case proximity(token: Int, near: Bool)
-        case compass(token: Int, degrees: Float)
-
-        var token: Int {
-            switch self {
-            case .opened(let token), .failed(let token, _, _), .accelerometer(let token, _, _, _), .light(let token, _),
-                .proximity(let token, _), .compass(let token, _):
-                token
-            }
-        }
     }
 
     /// How old an open must be before its close (see above), ms.
@@ -72,11 +44,9 @@ final class SensorCoreThread: @unchecked Sendable {
 
     private struct State {
         var commands: [Command] = []
-        var outputs: [Output] = []
+        var outputs: [SensorCoreMessage] = []
         var ending = false
-        /// The `GCancellable` the calls in flight use (its address), cancelled
-        /// from the loop when the service goes away or the daemon stops.
-        var cancellable = 0
+        var ended = false
     }
 
     /// One kind's object: touched only on the thread.
@@ -99,7 +69,6 @@ final class SensorCoreThread: @unchecked Sendable {
     }
 
     func spawn() throws(SystemError) {
-        state.withLock { $0.cancellable = Int(bitPattern: library.cancellableNew()) }
         do {
             // libssc's calls, GLib's dispatch and the protobuf decoding run here.
             try startThread(name: "orientd-ssc", stackSize: 1024 * 1024) { self.run() }
@@ -109,21 +78,14 @@ final class SensorCoreThread: @unchecked Sendable {
         }
     }
 
-    /// Queues a command and wakes the thread (on the loop).
+    /// Queues a command and wakes the thread (from the main thread).
     func ask(_ command: Command) {
         state.withLock { $0.commands.append(command) }
         library.wakeup(nil)
     }
 
-    /// Makes the calls in flight give up (on the loop): the service went away.
-    func cancelCalls() {
-        state.withLock { state in
-            if state.cancellable != 0 { library.cancel(OpaquePointer(bitPattern: state.cancellable)) }
-        }
-    }
-
-    /// The outputs so far (on the loop, when `outFD` is readable).
-    func take() -> [Output] {
+    /// The outputs so far (on the main thread, when `outFD` is readable).
+    func take() -> [SensorCoreMessage] {
         var count: UInt64 = 0
         _ = Glibc.read(outFD, &count, 8)
         return state.withLock { state in
@@ -132,15 +94,20 @@ final class SensorCoreThread: @unchecked Sendable {
         }
     }
 
-    /// Ends the thread: it closes every sensor and `outFD` (the loop stopped watching it).
+    /// Waits (the process is about to exit) until the thread closed its sensors, at most `timeoutMs`.
+    func waitEnded(timeoutMs: Double) {
+        let deadline = MonotonicClock.nowMs() + timeoutMs
+        while !state.withLock({ $0.ended }), MonotonicClock.nowMs() < deadline { usleep(10_000) }
+    }
+
+    /// Ends the thread: it closes every sensor.
     func end() {
         state.withLock { $0.ending = true }
-        cancelCalls()
         library.wakeup(nil)
     }
 
     /// From the thread (a measurement's callback among them).
-    func post(_ output: Output) {
+    func post(_ output: SensorCoreMessage) {
         state.withLock { $0.outputs.append(output) }
         var one: UInt64 = 1
         _ = write(outFD, &one, 8)
@@ -157,56 +124,39 @@ final class SensorCoreThread: @unchecked Sendable {
                 switch command {
                 case .open(let token, let kind): open(token, kind)
                 case .close(let token): close(token)
-                case .drop: drop()
                 }
             }
             // Until a measurement is dispatched or `ask` wakes it.
             _ = library.iterate(nil, 1)
         }
         drop()
-        state.withLock { state in
-            library.objectUnref(OpaquePointer(bitPattern: state.cancellable))
-            state.cancellable = 0
-        }
-        Glibc.close(outFD)
-    }
-
-    /// The `GCancellable` for the next call: a fresh one once the last was cancelled.
-    private func cancellable() -> OpaquePointer? {
-        state.withLock { state in
-            let current = OpaquePointer(bitPattern: state.cancellable)
-            guard library.isCancelled(current) != 0 else { return current }
-            library.objectUnref(current)
-            let fresh = library.cancellableNew()
-            state.cancellable = Int(bitPattern: fresh)
-            return fresh
-        }
+        state.withLock { $0.ended = true }
     }
 
     private func open(_ token: Int, _ kind: SensorKind) {
         guard let calls = library.calls[kind] else { return }
         var error: UnsafeMutableRawPointer?
         if held[kind] == nil {
-            guard let object = calls.new(cancellable(), &error) else {
+            guard let object = calls.new(nil, &error) else {
                 // libssc says "no such sensor" with no error: the discovery found none.
                 if error == nil {
-                    post(.failed(token: token, message: "the Sensor Core has no \(kind.rawValue)", why: .missing))
+                    post(.failed(token: token, why: .missing, message: "the Sensor Core has no \(kind.rawValue)"))
                 } else {
-                    post(.failed(token: token, message: "no \(kind.rawValue) from the Sensor Core: \(library.take(error))", why: .open))
+                    post(.failed(token: token, why: .open, message: "no \(kind.rawValue) from the Sensor Core: \(library.take(error))"))
                 }
                 return
             }
             held[kind] = Held(object: object)
         }
         guard var sensor = held[kind], sensor.token == nil else {
-            post(.failed(token: token, message: "the Sensor Core's \(kind.rawValue) is already open", why: .open))
+            post(.failed(token: token, why: .open, message: "the Sensor Core's \(kind.rawValue) is already open"))
             return
         }
         let listener = Unmanaged.passRetained(Listener(token: token, thread: self))
         sensor.handler = library.signalConnect(sensor.object, "measurement", SensorCoreThread.callback(kind), listener.toOpaque(), nil, 0)
         sensor.listener = listener
         sensor.token = token
-        let opened = calls.open(sensor.object, cancellable(), &error) != 0
+        let opened = calls.open(sensor.object, nil, &error) != 0
         sensor.openedMs = MonotonicClock.nowMs()
         held[kind] = sensor
         if opened {
@@ -215,7 +165,7 @@ final class SensorCoreThread: @unchecked Sendable {
             let message = library.take(error)
             // Its report thread runs even so: closed as any open one.
             close(token)
-            post(.failed(token: token, message: "the Sensor Core's \(kind.rawValue) does not open: \(message)", why: .open))
+            post(.failed(token: token, why: .open, message: "the Sensor Core's \(kind.rawValue) does not open: \(message)"))
         }
     }
 
@@ -228,7 +178,7 @@ final class SensorCoreThread: @unchecked Sendable {
         let age = MonotonicClock.nowMs() - sensor.openedMs
         if age < SensorCoreThread.settleMs { usleep(useconds_t((SensorCoreThread.settleMs - age) * 1000)) }
         var error: UnsafeMutableRawPointer?
-        if calls.close(sensor.object, cancellable(), &error) == 0 { _ = library.take(error) }
+        if calls.close(sensor.object, nil, &error) == 0 { _ = library.take(error) }
         held[kind] = Held(object: sensor.object)
         // The idles its report thread queued, to no handler now.
         while library.iterate(nil, 0) != 0 {}
@@ -260,21 +210,21 @@ final class SensorCoreThread: @unchecked Sendable {
             let f: @convention(c) (OpaquePointer?, Float, Float, Float, UnsafeMutableRawPointer?) -> Void = { _, x, y, z, data in
                 guard let data else { return }
                 let listener = Unmanaged<Listener>.fromOpaque(data).takeUnretainedValue()
-                listener.thread.post(.accelerometer(token: listener.token, x: x, y: y, z: z))
+                listener.thread.post(.accelerometer(token: listener.token, x: Double(x), y: Double(y), z: Double(z)))
             }
             return unsafeBitCast(f, to: UnsafeRawPointer.self)
         case .light:
             let f: @convention(c) (OpaquePointer?, Float, UnsafeMutableRawPointer?) -> Void = { _, lux, data in
                 guard let data else { return }
                 let listener = Unmanaged<Listener>.fromOpaque(data).takeUnretainedValue()
-                listener.thread.post(.light(token: listener.token, lux: lux))
+                listener.thread.post(.light(token: listener.token, lux: Double(lux)))
             }
             return unsafeBitCast(f, to: UnsafeRawPointer.self)
         case .compass:
             let f: @convention(c) (OpaquePointer?, Float, UnsafeMutableRawPointer?) -> Void = { _, degrees, data in
                 guard let data else { return }
                 let listener = Unmanaged<Listener>.fromOpaque(data).takeUnretainedValue()
-                listener.thread.post(.compass(token: listener.token, degrees: degrees))
+                listener.thread.post(.compass(token: listener.token, degrees: Double(degrees)))
             }
             return unsafeBitCast(f, to: UnsafeRawPointer.self)
         case .proximity:

@@ -10,6 +10,10 @@ func fail(_ message: String, code: Int32) -> Never {
     exit(code)
 }
 
+// The daemon's own Sensor Core process (SensorCoreProcess): not for users.
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == SensorCoreProcess.argument {
+    exit(SensorCoreProcess.run())
+}
 let options: Options
 do {
     options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))

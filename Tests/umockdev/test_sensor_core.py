@@ -44,7 +44,7 @@ class SensorCoreTests(DaemonTestCase):
         loaded) and the fix naming the package, in sensors and problems; no accelerometer or proximity is claimed"""
         self.add_dsp("ssc-light ssc-compass")
         self.start_daemon()
-        self.daemon.wait_for_log(r"Sensor Core: libssc\.so\.2 is not installed")
+        self.daemon.wait_for_log(r"Sensor Core: libssc\.so\.2 cannot be loaded")
         status = wait_until(lambda: (s := self.daemon_status()) and len([e for e in s["sensors"] if e["device"] == "fastrpc-adsp"]) == 2 and s,
                             5, "light and compass listed", detail=lambda: self.daemon.log_tail())
         entries = {e["kind"]: e for e in status["sensors"] if e["device"] == "fastrpc-adsp"}
@@ -74,7 +74,7 @@ class SensorCoreTests(DaemonTestCase):
         the accelerometer is skipped with the reason and the fix, and the sensor stays absent; the daemon serves on"""
         self.add_dsp("ssc-light ssc-compass ssc-accel ssc-proximity")
         self.start_daemon()
-        self.daemon.wait_for_log(r"Sensor Core: libssc\.so\.2 is not installed")
+        self.daemon.wait_for_log(r"Sensor Core: libssc\.so\.2 cannot be loaded")
         status = wait_until(lambda: (s := self.daemon_status()) and any(e["kind"] == "proximity" for e in s["sensors"]) and s,
                             5, "proximity listed", detail=lambda: self.daemon.log_tail())
         accelerometers = [e for e in status["sensors"] if e["kind"] == "accelerometer"]
