@@ -10,8 +10,10 @@ sensors through libssc from libssc's mock Sensor Core on a real kernel.
 
 import ctypes.util
 import json
+import subprocess
 
 from harness import DaemonTestCase, wait_until
+from orientd_harness import ORIENTD
 
 #: The DSP's misc device as udev describes it on a phone (minor numbers are dynamic).
 FASTRPC = """P: /devices/platform/soc@0/soc@0:remoteproc-adsp/fastrpc-adsp
@@ -87,3 +89,13 @@ class SensorCoreTests(DaemonTestCase):
         # A client is still served: the orientation of an absent sensor.
         client = self.connect()
         self.assertEqual(client.request("get")["type"], "state")
+
+    def test_its_process_without_libssc_says_so_in_one_line_and_exits(self):
+        """`orientd --sensor-core` (the daemon's own process for libssc): without libssc, one `nolibrary` line with
+        dlopen's reason and exit 0, whatever it was sent"""
+        result = subprocess.run([str(ORIENTD), "--sensor-core"], input=b"open 1 light\nclose 1\n\xff\xfe garbage\n",
+                                capture_output=True, timeout=10)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.decode().splitlines()
+        self.assertEqual(len(lines), 1, lines)
+        self.assertRegex(lines[0], r"^nolibrary libssc\.so\.2: cannot open shared object file")
