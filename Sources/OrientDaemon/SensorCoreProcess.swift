@@ -28,6 +28,8 @@ package enum SensorCoreProcess {
     /// Runs the process; returns its exit status.
     package static func run() -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        // Named for `ps` (its file is /proc/self/exe: "exe" otherwise).
+        _ = pthread_setname_np(pthread_self(), "orientd-core")
         let library: LibSSC
         switch LibSSC.load() {
         case .failure(let error):
