@@ -12,8 +12,8 @@ import OrientSensors
 /// Its calls are used as iio-sensor-proxy 3.9's `drv-ssc-*.c` use them: for
 /// each kind, `ssc_sensor_<kind>_new_sync`, `_open_sync`, `_close_sync`, and
 /// the `measurement` signal. GLib's functions come through the same handle
-/// (libssc links GLib and GObject). Every call but `load` runs on the
-/// Sensor Core's thread (`SensorCore`).
+/// (libssc links GLib and GObject). Loaded only in the Sensor Core process
+/// (`SensorCoreProcess`); every call but `load` runs on its thread.
 struct LibSSC: @unchecked Sendable {
     /// The library's file name, and the package that has it (for `status`).
     static let soname = "libssc.so.2"
@@ -47,11 +47,11 @@ struct LibSSC: @unchecked Sendable {
     /// Loads the library and every symbol, or says why it cannot.
     static func load() -> Result<LibSSC, LoadError> {
         guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            return .failure(LoadError(message: String(cString: dlerror()), missing: true))
+            return .failure(LoadError(message: String(cString: dlerror())))
         }
         func symbol<T>(_ name: String, as type: T.Type) throws(LoadError) -> T {
             guard let pointer = dlsym(handle, name) else {
-                throw LoadError(message: "\(soname) has no \(name)", missing: false)
+                throw LoadError(message: "\(soname) has no \(name)")
             }
             return unsafeBitCast(pointer, to: type)
         }
@@ -80,8 +80,6 @@ struct LibSSC: @unchecked Sendable {
     /// Why libssc could not be loaded.
     struct LoadError: Error, Sendable, CustomStringConvertible {
         var message: String
-        /// The library is not installed (rather than an unusable one).
-        var missing: Bool
         var description: String { message }
     }
 

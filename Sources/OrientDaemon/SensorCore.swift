@@ -4,7 +4,6 @@ import Glibc
 import CLinux
 import OrientProtocol
 import OrientSensors
-import Synchronization
 
 /// A Qualcomm phone's Snapdragon Sensor Core (SSC): whether its sensors can be
 /// read now, and the process that reads them through libssc.

@@ -134,7 +134,9 @@ check_server_up() {
 }
 
 # 2. monitor-sensor (root, claiming every sensor) activates orientd by its
-# bus name and sees the accelerometer through the four orientations.
+# bus name and sees the accelerometer through the four orientations, then
+# face up and face down (z as libssc gives it: +9.81 lying face up), and
+# upright again.
 check_monitor_sensor_turns() {
     systemctl stop orientd.service
     monitor_log=$(mktemp)
@@ -149,11 +151,17 @@ check_monitor_sensor_turns() {
             # shellcheck disable=SC2086
             if turn $t "$monitor_log"; then seen="$seen ${t##* }"; else seen="$seen (no ${t##* })"; fi
         done
+        for t in "0.0 0.0 9.81 face-up" "0.0 0.0 -9.81 face-down" "0.0 9.81 0.0 vertical"; do
+            # shellcheck disable=SC2086
+            set -- $t
+            ssc_accel "$1" "$2" "$3"
+            if wait_for 20 last_is "$monitor_log" 'Tilt changed|Has accelerometer' "(changed: |tilt: )$4[),]?\$"; then seen="$seen $4"; else seen="$seen (no $4)"; fi
+        done
     fi
     local activated=no
     journalctl -u dbus.service --no-pager | grep -q "Activating via systemd: service name='net.hadess.SensorProxy'" && activated=yes
-    if [ "$seen" = " left-up bottom-up right-up normal" ] && active orientd.service && [ "$activated" = yes ]; then
-        pass "monitor-sensor activated orientd by name and saw$seen for (-g,0,0) (0,-g,0) (g,0,0) (0,g,0) in libssc's frame; status: $(sensors); $(grep -E 'orientation changed|Has accel' "$monitor_log" | sed 's/^ *//' | oneline)"
+    if [ "$seen" = " left-up bottom-up right-up normal face-up face-down vertical" ] && active orientd.service && [ "$activated" = yes ]; then
+        pass "monitor-sensor activated orientd by name and saw$seen for (-g,0,0) (0,-g,0) (g,0,0) (0,g,0) (0,0,g) (0,0,-g) (0,g,0) in libssc's frame; status: $(sensors); $(grep -E 'orientation changed|Tilt changed|Has accel' "$monitor_log" | sed 's/^ *//' | oneline)"
     else
         fail "monitor-sensor turns: saw '$seen'; orientd $(systemctl is-active orientd.service), activated by name: $activated; status: $(ssc_reasons); monitor-sensor: $(oneline <"$monitor_log" | cut -c1-600); $(journal | grep -i -E 'ssc|sensor core|libssc|qrtr' | tail -5 | oneline)"
     fi
