@@ -70,30 +70,7 @@ mkdir -p "$work"
 guest_kernel
 
 # --- the root -----------------------------------------------------------------
-# guest_recipe DIR SUITE PACKAGES VERSION MODULE-DIRS: the root, with the
-# kernel's modules (from $kdir), and it packed as an initramfs.
-guest_recipe() {
-    debootstrap --variant=minbase --include="$3" "$2" "$1/root" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" >>"$cache_log" 2>&1 \
-        || cache_fail check-kernel "debootstrap of $2 failed"
-    chroot "$1/root" apt-get clean
-    rm -rf "$1"/root/usr/share/doc/* "$1"/root/usr/share/man/* "$1"/root/usr/share/locale/* \
-        "$1"/root/usr/share/info/* "$1"/root/var/lib/apt/lists/* "$1"/root/var/cache/debconf/*-old
-    # The kernel's modules (merged /usr: /lib is /usr/lib), then their index.
-    _mods="$1/root/usr/lib/modules/$4"
-    mkdir -p "$_mods/kernel"
-    for _d in $5; do
-        mkdir -p "$_mods/kernel/$(dirname "$_d")"
-        cp -a "$kdir/tree/lib/modules/$4/kernel/$_d" "$_mods/kernel/$_d"
-    done
-    cp -a "$kdir/tree/lib/modules/$4"/modules.builtin* "$kdir/tree/lib/modules/$4/modules.order" "$_mods/"
-    chroot "$1/root" depmod "$4" || cache_fail check-kernel "depmod for $4"
-    # A root on the initramfs: nothing to mount, nothing to check.
-    : >"$1/root/etc/fstab"
-    echo orientd-kernel >"$1/root/etc/hostname"
-    (cd "$1/root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$1/root.cpio" \
-        || cache_fail check-kernel "packing the root into root.cpio"
-}
-cached check-kernel "check-kernel/root-$suite" "$here/run.sh" guest_recipe "$suite" "$packages" "$kver" "$module_dirs"
+cached check-kernel "check-kernel/root-$suite" "$here/kernel.sh" guest_recipe "$suite" "$packages" "$kver" "$module_dirs" orientd-kernel
 base="$cache_path/root"
 base_cpio="$cache_path/root.cpio"
 # The modules the checks load, in the root.

@@ -23,32 +23,8 @@ ssc_suite=sid
 ssc_packages=systemd,systemd-sysv,udev,dbus,kmod,libpam-systemd,libevdev2,libudev1,libsystemd0,iio-sensor-proxy,libglib2.0-bin,libssc2,libssc-bin,libssc-tests,python3,python3-gi,python3-protobuf,libqrtr1,qrtr-tools
 ssc_module_dirs="net/qrtr drivers/input"
 
-# ssc_root_recipe DIR SUITE PACKAGES VERSION MODULE-DIRS: the root, with the
-# kernel's modules (from $kdir), and it packed as an initramfs.
-ssc_root_recipe() {
-    debootstrap --variant=minbase --include="$3" "$2" "$1/root" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" >>"$cache_log" 2>&1 \
-        || cache_fail check-ssc "debootstrap of $2 failed"
-    chroot "$1/root" apt-get clean
-    rm -rf "$1"/root/usr/share/doc/* "$1"/root/usr/share/man/* "$1"/root/usr/share/locale/* \
-        "$1"/root/usr/share/info/* "$1"/root/var/lib/apt/lists/* "$1"/root/var/cache/debconf/*-old
-    # The kernel's modules (merged /usr: /lib is /usr/lib), then their index.
-    _mods="$1/root/usr/lib/modules/$4"
-    mkdir -p "$_mods/kernel"
-    for _d in $5; do
-        mkdir -p "$_mods/kernel/$(dirname "$_d")"
-        cp -a "$kdir/tree/lib/modules/$4/kernel/$_d" "$_mods/kernel/$_d"
-    done
-    cp -a "$kdir/tree/lib/modules/$4"/modules.builtin* "$kdir/tree/lib/modules/$4/modules.order" "$_mods/"
-    chroot "$1/root" depmod "$4" || cache_fail check-ssc "depmod for $4"
-    # A root on the initramfs: nothing to mount, nothing to check.
-    : >"$1/root/etc/fstab"
-    echo orientd-ssc >"$1/root/etc/hostname"
-    (cd "$1/root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$1/root.cpio" \
-        || cache_fail check-ssc "packing the root into root.cpio"
-}
-
 ssc_root() {
-    cached check-ssc "check-ssc/root-$ssc_suite" "$repo/scripts/check-ssc/guest.sh" ssc_root_recipe "$ssc_suite" "$ssc_packages" "$kver" "$ssc_module_dirs"
+    cached check-ssc "check-ssc/root-$ssc_suite" "$repo/scripts/check-kernel/kernel.sh" guest_recipe "$ssc_suite" "$ssc_packages" "$kver" "$ssc_module_dirs" orientd-ssc
     ssc_base="$cache_path/root"
     ssc_cpio="$cache_path/root.cpio"
     # What the checks need, in the root.
