@@ -5,6 +5,8 @@
    switches (EV_SW SW_FRONT_PROXIMITY) that Evdev.swift reads. libevdev.h
    brings linux/input.h (the EV_*, ABS_*, SW_* and INPUT_PROP_* codes). */
 #include <libevdev/libevdev.h>
+/* libevdev's uinput side: orientd's own SW_TABLET_MODE switch (UInputTabletSwitch). */
+#include <libevdev/libevdev-uinput.h>
 
 /* struct input_event's time is `time.tv_sec` or `__sec` depending on the
    ABI, behind the input_event_sec/usec macros, which Swift cannot see. */

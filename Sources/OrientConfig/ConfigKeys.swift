@@ -100,6 +100,7 @@ let keyTable: [KeySpec] = [
             config.logLevel = DaemonConfig.LogLevel(rawValue: word) ?? .notice
         }),
     KeySpec(section: "daemon", name: "auto-rotate", kind: .autoRotate),
+    KeySpec(section: "daemon", name: "tablet-mode-switch", kind: .choice(["auto", "off"]) { $0.tabletModeSwitch = $1 == "auto" }),
 
     KeySpec(section: "dbus", name: "enable", kind: .bool { $0.dbus.enabled = $1 }),
     KeySpec(

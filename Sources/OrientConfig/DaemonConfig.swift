@@ -92,6 +92,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// tablet-mode source exists (`SW_TABLET_MODE` or a base accelerometer),
     /// `always` where none does.
     public var autoRotate: AutoRotate?
+    /// Whether the hinge's decision is published as a uinput `SW_TABLET_MODE`
+    /// switch where no kernel switch exists (`tablet-mode-switch`: `auto`, or `off`).
+    public var tabletModeSwitch = true
 
     // MARK: [dbus]
 

@@ -66,7 +66,7 @@ extension Daemon {
             clients: connections.count, subscribers: server?.subscriberCount ?? 0,
             sampleReaders: connections.count { $0.wantsSamples }, dbusClaimers: sensorProxy.map { $0.service.claimers.count },
             lock: state.locked.map { DaemonStatus.Lock(orientation: $0, uid: lock.owner, pid: lock.setterPID) },
-            constraints: constraints, problems: [gravityProblem].compactMap { $0 } + sensorProblems)
+            constraints: constraints, problems: [gravityProblem, publishedSwitchProblem].compactMap { $0 } + sensorProblems)
         status.sensors = replay == nil ? hardwareSensorEntries : mockSensorEntries
         status.tabletMode = tabletModeStatus
         return status

@@ -28,7 +28,7 @@ extension Daemon {
     /// recorder takes every sample (root's `samples`).
     var wantsBase: Bool {
         guard sensor?.wanted == true, tabletModeSource == .hinge else { return false }
-        return autoRotatePolicy.policy == .tabletMode || baseRecorders
+        return autoRotatePolicy.policy == .tabletMode || baseRecorders || publishesTabletSwitch
     }
 
     /// Clients that get the base's samples: those that get every sample (root's).
@@ -108,6 +108,73 @@ extension Daemon {
             let b = engine.setTabletMode(mode, atMs: now)
             return b ?? a
         }
+        updatePublishedSwitch()
+    }
+
+    // MARK: The switch for the desktop
+
+    /// Whether the hinge's decision is to be published as orientd's own
+    /// switch: configured, on hardware, and no kernel switch.
+    private var publishedSwitchWanted: Bool {
+        config.tabletModeSwitch && publishedSwitch != nil && tabletModeSource != .switch
+    }
+
+    /// Whether the switch keeps both accelerometers read: it is wanted, the
+    /// hinge is the source, and uinput has not failed (libinput listens as
+    /// a client would; a failed device is tried again at the next decision).
+    var publishesTabletSwitch: Bool {
+        publishedSwitchWanted && tabletModeSource == .hinge && publishedSwitch?.problem == nil
+    }
+
+    /// Shows the decision on the switch, says what changed, and keeps the
+    /// release of a held state scheduled.
+    func updatePublishedSwitch() {
+        guard let published = publishedSwitch else { return }
+        let before = (node: published.device?.node, state: published.state, problem: published.problem, demand: publishesTabletSwitch)
+        let now = MonotonicClock.nowMs()
+        published.update(wanted: publishedSwitchWanted, hinge: tabletModeSource == .hinge ? hinge.mode : nil, atMs: now)
+        published.releaseIfDue(atMs: now)
+        let node = published.device.map { $0.node ?? "a uinput device" }
+        if let problem = published.problem, problem != before.problem {
+            log.warning("tablet mode: cannot publish the hinge's decision as a SW_TABLET_MODE switch: \(problem)")
+        } else if node != nil, before.node == nil || before.state != published.state {
+            log.notice("tablet mode: \(node ?? "?") (\(PublishedTabletSwitch.name)) shows \(published.state == true ? "tablet (1)" : "laptop (0)")")
+        } else if node == nil, before.node != nil {
+            log.notice("tablet mode: \(before.node ?? "the uinput device") (\(PublishedTabletSwitch.name)) removed")
+        }
+        loop.cancel(publishedSwitchTimer)
+        publishedSwitchTimer = nil
+        if let at = published.releaseAtMs {
+            publishedSwitchTimer = loop.schedule(atMs: at) { [unowned self] in
+                self.publishedSwitchTimer = nil
+                self.updatePublishedSwitch()
+            }
+        }
+        if publishesTabletSwitch != before.demand { updateDemand() }
+    }
+
+    /// What `status` says of the switch: its node, or why there is none.
+    private var publishedSwitchStatus: (node: String?, reason: String) {
+        guard let published = publishedSwitch else { return (nil, "a trace replay publishes none") }
+        if !config.tabletModeSwitch { return (nil, "[daemon] tablet-mode-switch = off") }
+        if tabletModeSource == .switch { return (nil, "the kernel has a tablet-mode switch") }
+        if let problem = published.problem { return (nil, problem) }
+        guard let device = published.device else {
+            return (nil, tabletModeSource == .hinge ? "the hinge has not decided yet" : "no hinge angle: no base accelerometer")
+        }
+        let shows = published.state == true ? "tablet (1)" : "laptop (0)"
+        let held = published.releaseAtMs.map { at in
+            "; the base is gone: released to laptop in \(Int(((at - MonotonicClock.nowMs()) / 1000).rounded(.up))) s unless it returns"
+        } ?? ""
+        return (device.node ?? "a uinput device", "\(PublishedTabletSwitch.name), shows \(shows), the hinge's decision\(held)")
+    }
+
+    /// A switch that cannot be made, for `status`'s problems.
+    var publishedSwitchProblem: DaemonStatus.Problem? {
+        guard let problem = publishedSwitch?.problem, publishedSwitchWanted else { return nil }
+        return DaemonStatus.Problem(
+            problem: "the hinge's tablet mode is not published as a SW_TABLET_MODE switch: \(problem)",
+            fix: "load uinput (modprobe uinput) and let the orientd group open /dev/uinput (61-orientd.rules), or set [daemon] tablet-mode-switch = off")
     }
 
     /// What `status` reports.
@@ -135,8 +202,10 @@ extension Daemon {
         case .none:
             reason = replay != nil ? "a trace without base columns" : "no tablet-mode switch and no base accelerometer found"
         }
+        let published = publishedSwitchStatus
         return DaemonStatus.TabletModeStatus(
             mode: engine.tabletMode, source: source, device: device, reason: reason,
-            hingeAngle: source == .hinge ? hinge.angle : nil, autoRotate: policy, autoRotateReason: policyReason)
+            hingeAngle: source == .hinge ? hinge.angle : nil, autoRotate: policy, autoRotateReason: policyReason,
+            uinputSwitch: published.node, uinputSwitchReason: published.reason)
     }
 }

@@ -54,6 +54,10 @@ package final class Daemon {
     var gravityNotes = GravityNotes()
     /// The hinge angle's tablet mode (Daemon+TabletMode.swift).
     var hinge = HingePairing(config: HingeConfig())
+    /// The hinge's decision as a uinput `SW_TABLET_MODE` switch, on hardware
+    /// (Daemon+TabletMode.swift), and when its held state is released.
+    private(set) var publishedSwitch: PublishedTabletSwitch?
+    var publishedSwitchTimer: EventLoop.TimerID?
     /// `get` requests waiting for a fresh reading from an idle sensor.
     let pendingGets: PendingGets
 
@@ -193,6 +197,7 @@ package final class Daemon {
         }
         self.hub = hub
         sensor = hub.accelerometer
+        publishedSwitch = PublishedTabletSwitch { () throws(TabletSwitchError) -> any TabletSwitchDevice in try UInputTabletSwitch() }
         if let scale = config.scale {
             log.info("[sensor] scale = \(formatNumber(scale)) for every axis (the sysfs scale is not read); g is not learned from the readings")
         }
@@ -271,7 +276,7 @@ package final class Daemon {
         defer { updateStatus() }
         let connections = server.map { Array($0.connections) } ?? []
         sensor.wanted = !pendingGets.isEmpty || connections.contains { $0.subscribed || $0.wantsSamples }
-            || sensorProxy?.wantsSensor == true
+            || sensorProxy?.wantsSensor == true || publishesTabletSwitch
         // Root's recording gets every reading at the sensor's rate, resting or
         // not; anyone else's samples are thinned and never keep the sensor at
         // full rate.

@@ -4,6 +4,7 @@ import Glibc
 import CEvdev
 package import OrientProtocol
 import OrientSensors
+import OrientSense
 
 /// The kernel's tablet-mode switch: an evdev device with `SW_TABLET_MODE`
 /// (intel-vbtn, intel-hid, thinkpad_acpi, asus-wmi, surface, cros-ec,
@@ -36,9 +37,11 @@ package final class TabletModeSwitch {
         self.log = log
     }
 
-    /// Whether `device` is an evdev node with the switch.
+    /// Whether `device` is an evdev node with the switch, and not orientd's own
+    /// (the hinge's decision published for the desktop, PublishedTabletSwitch).
     package static func discover(_ device: SensorDevice) -> Bool {
         guard device.subsystem == "input", device.devnode != nil, let switches = device.attributes["capabilities/sw"] else { return false }
+        if device.attributes["name"]?.trimmingWhitespace() == PublishedTabletSwitch.name { return false }
         return InputCapabilities.has(bit: Int(SW_TABLET_MODE), in: switches)
     }
 

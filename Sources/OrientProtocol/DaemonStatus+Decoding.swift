@@ -97,7 +97,9 @@ extension DaemonStatus {
                 mode: try mode.enumeration("mode"), source: try mode.enumeration("source"),
                 device: try mode.optionalString("device"), reason: try mode.string("reason"),
                 hingeAngle: try mode.optionalNumber("hinge_angle"), autoRotate: try mode.enumeration("auto_rotate"),
-                autoRotateReason: try mode.string("auto_rotate_reason"))
+                autoRotateReason: try mode.string("auto_rotate_reason"),
+                uinputSwitch: try mode.optionalString("uinput_switch"),
+                uinputSwitchReason: try mode.optionalString("uinput_switch_reason") ?? "")
         }
     }
 }

@@ -27,11 +27,18 @@ extension DaemonStatus {
         public var autoRotate: AutoRotate
         /// Why: `configured`, or the default and what it was chosen on.
         public var autoRotateReason: String
+        /// orientd's own `SW_TABLET_MODE` switch (the hinge's decision for
+        /// libinput): its event node, nil while there is none.
+        public var uinputSwitch: String?
+        /// What it shows, or why there is none.
+        public var uinputSwitchReason: String
 
         public init(
             mode: TabletMode, source: Source, device: String? = nil, reason: String, hingeAngle: Double? = nil,
-            autoRotate: AutoRotate, autoRotateReason: String
+            autoRotate: AutoRotate, autoRotateReason: String, uinputSwitch: String? = nil, uinputSwitchReason: String = ""
         ) {
+            self.uinputSwitch = uinputSwitch
+            self.uinputSwitchReason = uinputSwitchReason
             self.mode = mode
             self.source = source
             self.device = device
@@ -50,6 +57,8 @@ extension DaemonStatus {
                 JSONMember(key: "hinge_angle", value: hingeAngle.map { .number(($0 * 10).rounded() / 10) } ?? .null),
                 JSONMember(key: "auto_rotate", value: .string(autoRotate.rawValue)),
                 JSONMember(key: "auto_rotate_reason", value: .string(autoRotateReason)),
+                JSONMember(key: "uinput_switch", value: uinputSwitch.map { .string($0) } ?? .null),
+                JSONMember(key: "uinput_switch_reason", value: .string(uinputSwitchReason)),
             ])
         }
     }

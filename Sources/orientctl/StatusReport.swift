@@ -86,6 +86,9 @@ struct StatusReport {
                 let angle = tablet.hingeAngle.map { ", hinge at \(jsonNumber($0))°" } ?? ""
                 row("tablet mode", "\(tablet.mode.rawValue) (\(tablet.source == .none ? "no source" : "from the \(tablet.source.rawValue)"): \(tablet.reason)\(angle))")
                 row("auto-rotate", "\(tablet.autoRotate.rawValue) (\(tablet.autoRotateReason))")
+                if !tablet.uinputSwitchReason.isEmpty {
+                    row("uinput switch", "\(tablet.uinputSwitch ?? "none") (\(tablet.uinputSwitchReason))")
+                }
             }
             let s = daemon.subscribers, r = daemon.sampleReaders, d = daemon.dbusClaimers ?? 0
             row("consumers", "\(s) subscriber\(s == 1 ? "" : "s"), \(r) recording, \(d) D-Bus claimer\(d == 1 ? "" : "s")"

@@ -91,6 +91,7 @@ private let everyKey: [KeyCase] = [
     KeyCase("daemon", "seat-users", "1000, kiosk") { $0.seatUsers = .listed(["1000", "kiosk"]) },
     KeyCase("daemon", "log-level", "debug") { $0.logLevel = .debug },
     KeyCase("daemon", "auto-rotate", "tablet-mode") { $0.autoRotate = .tabletMode },
+    KeyCase("daemon", "tablet-mode-switch", "off") { $0.tabletModeSwitch = false },
     KeyCase("dbus", "enable", "true") { $0.dbus.enabled = true },
     KeyCase("dbus", "polkit", "required") { $0.dbus.polkit = .required },
     KeyCase("dbus", "replace", "yes") { $0.dbus.replace = true },
@@ -227,7 +228,7 @@ struct ConfigParserTests {
             ("daemon", "log-level", "error"), ("daemon", "log-level", "warning"),
             ("daemon", "log-level", "info"), ("daemon", "auto-rotate", "always"),
             ("daemon", "auto-rotate", "never"), ("classifier", "z-sign", "+1"), ("classifier", "z-sign", "-1.0"),
-            ("classifier", "z-sign", "auto"),
+            ("classifier", "z-sign", "auto"), ("daemon", "tablet-mode-switch", "auto"),
             ("dbus", "polkit", "auto"), ("dbus", "polkit", "off"),
         ])
     func enumeratedValues(section: String, key: String, value: String) throws {
@@ -424,6 +425,8 @@ struct ConfigParserErrorTests {
             ("daemon", "log-level = verbose", "log-level must be one of error, warning, notice, info, debug; found 'verbose'"),
             ("daemon", "auto-rotate = tablet", "auto-rotate must be one of always, tablet-mode, never (or empty for the default: tablet-mode where a tablet-mode source exists, else always); found 'tablet'"),
             ("daemon", "auto-rotate = Always", "auto-rotate must be one of always, tablet-mode, never"),
+            ("daemon", "tablet-mode-switch = on", "tablet-mode-switch must be one of auto, off; found 'on'"),
+            ("daemon", "tablet-mode-switch =", "tablet-mode-switch has no value"),
             ("daemon", "auto-rotate = tablet_mode", "found 'tablet_mode'"),
             ("dbus", "polkit = sometimes", "polkit must be one of auto, required, off; found 'sometimes'"),
             ("dbus", "claimers = 0", "claimers must be a whole number of claimers from 1 to 65536; found '0'"),
