@@ -18,7 +18,8 @@
 #                             rate delivered
 #   side-by-side.sh    11     orientd and iio-sensor-proxy on the same turns
 #   input.sh           12-15  the uinput accelerometer and proximity switch
-#   tablet-mode.sh     16, 18 the SW_TABLET_MODE switch and tablet mode
+#   tablet-mode.sh     16, 18 the SW_TABLET_MODE switch and tablet mode;
+#                      27     the hinge's switch for libinput
 #   i2c-stub.sh        17     bmc150_accel on i2c-stub, polled
 #   second-machine.sh  21-24  the second boot: the HP's matrix, the seat on VTs
 set -u
@@ -60,6 +61,7 @@ check_proximity_switch
 check_tablet_switch_device
 check_bmc150_polled
 check_tablet_mode_turns
+check_hinge_switch_libinput
 
 usend quit
 wait "$uinput"

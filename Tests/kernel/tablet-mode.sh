@@ -91,3 +91,99 @@ check_tablet_mode_turns() {
     send quit
     wait "$hub" 2>/dev/null
 }
+
+# --- 27. The hinge's decision as orientd's own SW_TABLET_MODE switch ------------
+# The hub's accel_3d is the display (the T103HAF's matrix, z sign -1: face up
+# reads -g); a bma255 (bmc150_accel) on i2c-stub is the base, through the
+# layer's hwdb (ACCEL_LOCATION=base for i2c:bma255 on this machine), lying
+# flat: (0, 0, -1 g). Nobody listens to orientd: libinput is the only
+# consumer, as on a desktop.
+
+# hinge_at DEGREES: the display turned about the hinge (the panel's x axis) to
+# that angle from the base. In the panel frame it reads (0, -sin A, cos A) g;
+# through the matrix (panel y = raw x, panel z = -raw z) that is raw
+# (-sin A, 0, -cos A) g, in milli-g for the hub.
+hinge_at() {
+    send "accel $(awk -v a="$1" 'BEGIN { r = a * atan2(0, -1) / 180; printf "%d 0 %d", -sin(r) * 1000, -cos(r) * 1000 }')"
+}
+# hinge_reads DEGREES: orientd's status gives the hinge angle within 3° of it.
+hinge_angle() { orientctl --json status 2>/dev/null | grep -o '"hinge_angle":[-0-9.]*' | cut -d: -f2; }
+hinge_reads() { local a; a=$(hinge_angle); [ -n "$a" ] && awk -v a="$a" -v b="$1" 'BEGIN { exit !(a - b < 3 && b - a < 3) }'; }
+# switch_states LOG: the switch's toggles libinput printed so far ("1 0 …");
+# last_state_is LOG N: the last one was N.
+switch_states() { grep 'SWITCH_TOGGLE' "$1" | grep -o 'state [01]' | cut -d' ' -f2 | tr '\n' ' ' | sed 's/ $//'; }
+last_state_is() { [ "$(switch_states "$1" | awk '{ print $NF }')" = "$2" ]; }
+added_count() { grep -c 'DEVICE_ADDED.*orientd tablet-mode switch' "$1"; }
+# sweep LOG ANGLE[=STATE]...: the hinge to each angle in turn, each waited for
+# in status; with =STATE, libinput's last toggle must then be STATE. Prints
+# " A:[toggles so far]…", with "(no …)" for what did not happen.
+sweep() {
+    local log=$1 step a out=""
+    shift
+    for step in "$@"; do
+        a=${step%=*}
+        hinge_at "$a"
+        wait_for 15 hinge_reads "$a" || out="$out (no $a°: status said $(hinge_angle))"
+        if [ "$step" != "$a" ]; then
+            wait_for 10 last_state_is "$log" "${step#*=}" || out="$out (no state ${step#*=} at $a°)"
+        fi
+        out="$out $a:[$(switch_states "$log")]"
+    done
+    echo "$out"
+}
+
+check_hinge_switch_libinput() {
+    start_hub
+    local li_log li opened="" listed="" restarted="" kernel="" list tstatus after_restart before toggles base
+    if [ -z "$stub_bus" ] && modprobe i2c-stub chip_addr=$stub_addr && modprobe i2c-dev; then
+        for b in /sys/bus/i2c/devices/i2c-*; do [ "$(cat "$b/name")" = "SMBus stub driver" ] && stub_bus=${b##*/i2c-}; done
+    fi
+    if ! { wait_for 20 iio_by_name accel_3d && [ -n "$stub_bus" ] && smbus-regs "$stub_bus" $stub_addr 0x00=0xfa && stub_accel 0 0 -1000 \
+        && echo "bma255 $stub_addr" >"/sys/bus/i2c/devices/i2c-$stub_bus/new_device" && wait_for 20 iio_by_name bma255; }; then
+        fail "the hinge's switch: no accel_3d, or no bma255 on i2c-stub (bus '$stub_bus'): $(dmesg | grep -i -E 'bmc150|bma|i2c' | tail -4 | oneline)"
+        send quit
+        wait "$hub" 2>/dev/null
+        return
+    fi
+    udevadm settle -t 10
+    base=$(iio_by_name bma255)
+    li_log=$(mktemp)
+    stdbuf -oL libinput debug-events >"$li_log" 2>&1 &
+    li=$!
+    # Laptop at 90°: the hinge decides with nobody listening, and the switch appears.
+    hinge_at 90
+    wait_for 40 sh -c "grep -q 'DEVICE_ADDED.*orientd tablet-mode switch' '$li_log'" && opened=yes
+    local opening
+    opening=$(sweep "$li_log" 120 150 180 190 210=1 240 270)
+    list=$(libinput list-devices 2>&1 | awk '/^Device:/ { keep = ($0 ~ /orientd tablet-mode switch/) } keep' | oneline)
+    [[ "$list" == *'Capabilities:'*'switch'* ]] && listed=yes
+    tstatus=$(orientctl --json status | grep -o '"tablet_mode":{[^}]*}')
+    # A restart at 270°: the device goes and comes back in tablet mode.
+    before=$(added_count "$li_log")
+    systemctl restart orientd.service
+    wait_for 40 sh -c "[ \$(grep -c 'DEVICE_ADDED.*orientd tablet-mode switch' '$li_log') -gt $before ]" \
+        && wait_for 15 last_state_is "$li_log" 1 && restarted=yes
+    after_restart=$(switch_states "$li_log")
+    # A kernel switch on another uinput device: orientd's goes, and comes back when it goes.
+    if tablet_mode_switch create; then
+        wait_for 15 sh -c "grep -q 'DEVICE_REMOVED.*orientd tablet-mode switch' '$li_log' && orientctl --json status | grep -q '\"uinput_switch\":null'" \
+            && kernel="removed beside $TABLET_NODE ($(udevadm info -q property "$TABLET_NODE" | grep '^NAME=' | cut -d= -f2))"
+        before=$(added_count "$li_log")
+        tablet_mode_switch remove
+        wait_for 30 sh -c "[ \$(grep -c 'DEVICE_ADDED.*orientd tablet-mode switch' '$li_log') -gt $before ]" && kernel="$kernel, back after it went"
+    fi
+    local closing
+    closing=$(sweep "$li_log" 240 210=1 180 170 150=0 120 90)
+    kill "$li" 2>/dev/null
+    wait "$li" 2>/dev/null
+    toggles=$(grep -E 'DEVICE_(ADDED|REMOVED).*orientd tablet-mode switch|SWITCH_TOGGLE' "$li_log" | tr -s ' \t' ' ' | oneline)
+    if [ "$opened" = yes ] && [[ "$opening$closing" != *'(no '* ]] && [ "$listed" = yes ] && [ "$restarted" = yes ] \
+        && [[ "$kernel" == "removed beside "*", back after it went" ]]; then
+        pass "the hinge's tablet mode as orientd's own SW_TABLET_MODE switch, seen by libinput with nobody listening to orientd (display accel_3d, base $(basename "$base") bma255 by the hwdb's ACCEL_LOCATION=base): libinput's toggles after each angle, opening:$opening; restarted at 270°: [$after_restart]; a kernel switch: $kernel; closing:$closing; libinput debug-events: $toggles; libinput list-devices: $list; status at 270°: $tstatus"
+    else
+        fail "the hinge's switch: added '$opened'; opening$opening; listed '$list'; restarted '$restarted'; kernel switch '$kernel'; closing$closing; libinput: $(tail -n 12 "$li_log" | oneline); status: $(orientctl --json status | grep -o '"tablet_mode":{[^}]*}'); $(journal | grep -i -E 'tablet|uinput|base' | tail -6 | oneline)"
+    fi
+    echo $stub_addr >"/sys/bus/i2c/devices/i2c-$stub_bus/delete_device"
+    send quit
+    wait "$hub" 2>/dev/null
+}

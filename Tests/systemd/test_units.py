@@ -168,10 +168,14 @@ class ServiceContentTests(unittest.TestCase):
         self.assertEqual(sorted(families), ["AF_NETLINK", "AF_QIPCRTR", "AF_UNIX"])
 
     def test_it_can_reach_iio_devices_and_input_nodes_and_nothing_else(self):
-        """DevicePolicy=closed with DeviceAllow=char-iio rw (buffered capture) and char-input r (evdev
-        accelerometers and proximity switches, through the input group): no other hardware."""
+        """DevicePolicy=closed with DeviceAllow=char-iio rw (buffered capture), char-input r (evdev
+        accelerometers and proximity switches, through the input group) and /dev/uinput rw (the
+        tablet-mode switch from the hinge, loaded by modprobe@uinput): no other hardware."""
         self.assertEqual(unit_value(SERVICE, "Service", "DevicePolicy"), "closed")
-        self.assertEqual(unit_values(SERVICE, "Service", "DeviceAllow"), ["char-iio rw", "char-input r"])
+        self.assertEqual(unit_values(SERVICE, "Service", "DeviceAllow"), ["char-iio rw", "char-input r", "/dev/uinput rw"])
+        for key in ("Wants", "After"):
+            self.assertIn("modprobe@uinput.service", unit_value(SERVICE, "Unit", key).split())
+        self.assertRegex(RULES.read_text(), r'(?m)^SUBSYSTEM=="misc", KERNEL=="uinput", GROUP="orientd", MODE="0660"$')
         # The input group through sysusers (`m orientd input`), not SupplementaryGroups=,
         # which fails the unit on a system without the group (a minimal Debian).
         self.assertEqual(unit_values(SERVICE, "Service", "SupplementaryGroups"), [])

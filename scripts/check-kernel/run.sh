@@ -45,8 +45,9 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # Beyond minbase: systemd as PID 1 with udev, the system bus and logind's PAM
 # module; kmod for modprobe; libiio0 (orientd's buffered capture dlopens it)
 # and libevdev2 (orientd links it); iio-sensor-proxy for monitor-sensor and the
-# side-by-side run.
-packages=systemd,systemd-sysv,udev,dbus,kmod,libpam-systemd,libiio0,libevdev2,iio-sensor-proxy
+# side-by-side run; libinput-tools for what libinput makes of orientd's
+# tablet-mode switch.
+packages=systemd,systemd-sysv,udev,dbus,kmod,libpam-systemd,libiio0,libevdev2,iio-sensor-proxy,libinput-tools
 # Module directories copied from the kernel package (the rest is not needed:
 # no disk, no network, no USB, no graphics).
 module_dirs="drivers/hid drivers/iio drivers/input drivers/i2c drivers/spi drivers/mfd drivers/base drivers/char drivers/virtio drivers/platform lib crypto fs/9p net/9p"
@@ -138,13 +139,18 @@ cat >"$layer/etc/udev/hwdb.d/61-orientd-check-kernel.hwdb" <<'EOF'
 # make check-kernel: the emulated hub's human presence sensor on the faked T103HAF.
 sensor:modalias:platform:HID-SENSOR-200011:dmi:*svn*ASUSTeK*:pnT103HAF:*
  PROXIMITY_NEAR_LEVEL=1
+
+# make check-kernel: a bma255 on i2c-stub as the base of the faked T103HAF, for
+# the hinge angle (check 27), as 60-sensor.hwdb marks the bases of convertibles.
+sensor:modalias:i2c:bma255:dmi:*svn*ASUSTeK*:pnT103HAF:*
+ ACCEL_LOCATION=base
 EOF
 cp -a "$base/usr/lib/udev/hwdb.d" "$run/hwdb/lib/udev/"
 cp -a "$layer/etc/udev/hwdb.d" "$run/hwdb/etc/udev/"
 systemd-hwdb update --root="$run/hwdb" || fail "systemd-hwdb update of the guest's hwdb"
 # The database must still hold the guest's own entries, the T103HAF's matrix
 # among them, and the added one.
-for key in "platform:HID-SENSOR-200073:ACCEL_MOUNT_MATRIX" "platform:HID-SENSOR-200011:PROXIMITY_NEAR_LEVEL"; do
+for key in "platform:HID-SENSOR-200073:ACCEL_MOUNT_MATRIX" "platform:HID-SENSOR-200011:PROXIMITY_NEAR_LEVEL" "i2c:bma255:ACCEL_LOCATION"; do
     systemd-hwdb query --root="$run/hwdb" "sensor:modalias:${key%:*}:dmi:bvnSeaBIOS:svnASUSTeK:pnT103HAF:" | grep -q "^${key##*:}=" \
         || fail "the guest's compiled hwdb has no ${key##*:} for ${key%:*} on the T103HAF"
 done
