@@ -37,12 +37,21 @@ guest_kernel() {
     kdir=$cache_path
 }
 
-# guest_recipe DIR SUITE PACKAGES VERSION MODULE-DIRS HOSTNAME: a guest's
-# debootstrapped root (check-kernel's, check-ssc's), with the
-# kernel's modules (from $kdir), and it packed as an initramfs.
+# guest_recipe DIR SUITE PACKAGES VERSION MODULE-DIRS HOSTNAME [UNPACKED]: a
+# guest's debootstrapped root (check-kernel's, check-ssc's), with the
+# kernel's modules (from $kdir), and it packed as an initramfs. UNPACKED:
+# packages of the host's own suite whose files are unpacked into it without
+# their dependencies (libinput-tools' command line tools, whose package pulls
+# in GTK for its GUI).
 guest_recipe() {
     debootstrap --variant=minbase --include="$3" "$2" "$1/root" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" >>"$cache_log" 2>&1 \
         || cache_fail "$6" "debootstrap of $2 failed"
+    for _p in ${7:-}; do
+        mkdir -p "$1/debs"
+        (cd "$1/debs" && apt-get download "$_p") >>"$cache_log" 2>&1 && dpkg-deb -x "$1/debs/$_p"_*.deb "$1/root" \
+            || cache_fail "$6" "unpacking $_p"
+    done
+    rm -rf "$1/debs"
     chroot "$1/root" apt-get clean
     rm -rf "$1"/root/usr/share/doc/* "$1"/root/usr/share/man/* "$1"/root/usr/share/locale/* \
         "$1"/root/usr/share/info/* "$1"/root/var/lib/apt/lists/* "$1"/root/var/cache/debconf/*-old

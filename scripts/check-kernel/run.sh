@@ -45,9 +45,10 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # Beyond minbase: systemd as PID 1 with udev, the system bus and logind's PAM
 # module; kmod for modprobe; libiio0 (orientd's buffered capture dlopens it)
 # and libevdev2 (orientd links it); iio-sensor-proxy for monitor-sensor and the
-# side-by-side run; libinput-tools for what libinput makes of orientd's
-# tablet-mode switch.
-packages=systemd,systemd-sysv,udev,dbus,kmod,libpam-systemd,libiio0,libevdev2,iio-sensor-proxy,libinput-tools
+# side-by-side run; libinput10 and the command line tools of libinput-tools
+# (unpacked) for what libinput makes of orientd's tablet-mode switch.
+packages=systemd,systemd-sysv,udev,dbus,kmod,libpam-systemd,libiio0,libevdev2,iio-sensor-proxy,libinput10
+unpacked=libinput-tools
 # Module directories copied from the kernel package (the rest is not needed:
 # no disk, no network, no USB, no graphics).
 module_dirs="drivers/hid drivers/iio drivers/input drivers/i2c drivers/spi drivers/mfd drivers/base drivers/char drivers/virtio drivers/platform lib crypto fs/9p net/9p"
@@ -71,7 +72,7 @@ mkdir -p "$work"
 guest_kernel
 
 # --- the root -----------------------------------------------------------------
-cached check-kernel "check-kernel/root-$suite" "$here/kernel.sh" guest_recipe "$suite" "$packages" "$kver" "$module_dirs" orientd-kernel
+cached check-kernel "check-kernel/root-$suite" "$here/kernel.sh" guest_recipe "$suite" "$packages" "$kver" "$module_dirs" orientd-kernel "$unpacked"
 base="$cache_path/root"
 base_cpio="$cache_path/root.cpio"
 # The modules the checks load, in the root.
