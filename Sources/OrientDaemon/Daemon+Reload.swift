@@ -53,6 +53,7 @@ extension Daemon {
         applyConstraints()
         hub?.reconfigure(new)
         resetHinge()
+        checkPublishedSwitch()
         tabletModeChanged()
         updateDemand()
         sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))

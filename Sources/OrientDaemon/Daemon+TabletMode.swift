@@ -126,6 +126,19 @@ extension Daemon {
         publishedSwitchWanted && tabletModeSource == .hinge && publishedSwitch?.problem == nil
     }
 
+    /// Finds out, before any decision, whether /dev/uinput can be opened:
+    /// where it cannot, the switch is a problem at once and keeps no
+    /// accelerometer read (at start and at SIGHUP).
+    func checkPublishedSwitch() {
+        guard let published = publishedSwitch, config.tabletModeSwitch, published.device == nil else { return }
+        do throws(TabletSwitchError) {
+            try UInputTabletSwitch.checkAccess()
+            published.checked(nil)
+        } catch {
+            published.checked(error.message)
+        }
+    }
+
     /// Shows the decision on the switch, says what changed, and keeps the
     /// release of a held state scheduled.
     func updatePublishedSwitch() {

@@ -207,8 +207,10 @@ package final class Daemon {
         hub.tabletSwitch.onChange = { [unowned self] in self.tabletModeChanged() }
         hub.base.onSample = { [unowned self] sample in self.baseSample(sample) }
         hub.base.onChange = { [unowned self] in self.baseChanged() }
+        checkPublishedSwitch()
         hub.start()
         tabletModeChanged()
+        if tabletModeSource == .hinge, let problem = publishedSwitchProblem { log.warning(problem.problem) }
     }
 
 

@@ -31,6 +31,16 @@ final class UInputTabletSwitch: TabletSwitchDevice {
 
     deinit { libevdev_uinput_destroy(device) }
 
+    /// Says why /dev/uinput cannot be opened as libevdev opens it, without
+    /// making a device: asked at start and at SIGHUP, so that a machine
+    /// without uinput does not read its accelerometers for a switch it
+    /// cannot have.
+    static func checkAccess() throws(TabletSwitchError) {
+        let fd = open("/dev/uinput", O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw TabletSwitchError("cannot open /dev/uinput: \(String(cString: strerror(errno)))") }
+        close(fd)
+    }
+
     func set(_ on: Bool) throws(TabletSwitchError) {
         for (type, code, value) in [(EV_SW, SW_TABLET_MODE, on ? 1 : 0), (EV_SYN, SYN_REPORT, 0)] {
             let rc = libevdev_uinput_write_event(device, UInt32(type), UInt32(code), Int32(value))

@@ -28,8 +28,9 @@ public struct TabletSwitchError: Error, Sendable, Equatable {
 ///   back before then keeps it.
 /// - When it stops being wanted (a kernel switch appeared, the config turned
 ///   it off) it shows `laptop` and is removed at once.
-/// - A device that cannot be made or written is a ``problem``; the next
-///   decision tries again.
+/// - A device that cannot be made or written is a ``problem``, as is a
+///   uinput ``checked`` unusable before any decision; the next decision
+///   tries again.
 public final class PublishedTabletSwitch {
     /// The device's name, as libinput and `orientctl status` show it.
     public static let name = "orientd tablet-mode switch"
@@ -76,6 +77,13 @@ public final class PublishedTabletSwitch {
     public func releaseIfDue(atMs t: Double) {
         guard let at = releaseAtMs, t >= at else { return }
         release()
+    }
+
+    /// Records what a look at uinput found before a decision needed a
+    /// device: why none can be made (no /dev/uinput, no permission), or nil.
+    public func checked(_ problem: String?) {
+        if problem != nil { release() }
+        self.problem = problem
     }
 
     /// Shows `laptop` (if it showed `tablet`) and removes the device.

@@ -166,6 +166,19 @@ private func open(
         #expect(uinput.log.suffix(2) == ["create event12", "EV_SW SW_TABLET_MODE 1, SYN_REPORT"])
     }
 
+    @Test func uinputCheckedUnusableBeforeADecisionIsAProblemUntilCheckedAgain() {
+        let uinput = FakeUInput()
+        let publisher = uinput.publisher()
+        publisher.checked("cannot open /dev/uinput: No such file or directory")
+        #expect(publisher.problem == "cannot open /dev/uinput: No such file or directory" && uinput.log.isEmpty)
+        publisher.update(wanted: true, hinge: .unknown, atMs: 0)
+        #expect(publisher.problem != nil && publisher.device == nil)
+        publisher.checked(nil)
+        #expect(publisher.problem == nil)
+        publisher.update(wanted: true, hinge: .laptop, atMs: 100)
+        #expect(uinput.log == ["create event11", "EV_SW SW_TABLET_MODE 0, SYN_REPORT"])
+    }
+
     @Test func turnedOffWhileFailingClearsTheProblem() {
         let uinput = FakeUInput()
         let publisher = uinput.publisher()

@@ -65,6 +65,10 @@ class FakeSysfs:
     def __init__(self):
         self.testbed = UMockdev.Testbed.new()
         self.root = self.testbed.get_root_dir()
+        # The daemon under test must never make a real tablet-mode switch on
+        # the machine running the tests (it would turn off its keyboard):
+        # the testbed's /dev/uinput, a directory, cannot be opened.
+        os.makedirs(os.path.join(self.root, "dev", "uinput"))
 
     def close(self):
         # Dropping the testbed removes its directory and unsets UMOCKDEV_DIR.

@@ -9,6 +9,8 @@ HID sensor's face up: -g on z.
 """
 
 import json
+import os
+import signal
 
 from harness import DaemonTestCase
 
@@ -73,6 +75,35 @@ class HingeTests(DaemonTestCase):
         self.settle()
         self.assertEqual({e["device"]: e["state"] for e in self.status()["sensors"] if e["kind"] == "accelerometer"},
                          {"iio:device3": "idle", "iio:device0": "idle"})
+
+    def test_uinput_unavailable_is_a_warning_in_status_and_nothing_else(self):
+        """no /dev/uinput to open: status names the switch's problem and its fix, no accelerometer is read for
+        it, and the hinge still decides for a subscriber; tablet-mode-switch = off is no problem"""
+        base = self.sysfs.add(BASE)
+        self.sysfs.add(DISPLAY)
+        self.sysfs.set_raw(base, x=0, y=0, z=-1024)
+        daemon = self.start_daemon()
+        status = self.status()
+        tablet = status["tablet_mode"]
+        self.assertIsNone(tablet.get("uinput_switch"), tablet)
+        self.assertEqual(tablet["uinput_switch_reason"], "cannot open /dev/uinput: Is a directory", tablet)
+        problems = [p for p in status["problems"] if "SW_TABLET_MODE" in p["problem"]]
+        self.assertEqual(len(problems), 1, status["problems"])
+        self.assertIn("tablet-mode-switch = off", problems[0]["fix"])
+        self.assertEqual({e["device"]: e["state"] for e in status["sensors"] if e["kind"] == "accelerometer"},
+                         {"iio:device3": "idle", "iio:device0": "idle"})
+        self.assertIn("cannot open /dev/uinput: Is a directory", daemon.log())
+        client = self.connect()
+        client.subscribe()
+        client.wait_state(lambda s: s["tablet_mode"] == "laptop", 5, "laptop from the hinge")
+
+        with open(f"{self.workdir}/orientd.conf", "w") as f:
+            f.write("[orientation]\nnatural = portrait\n[daemon]\ntablet-mode-switch = off\n")
+        os.kill(daemon.pid, signal.SIGHUP)
+        daemon.wait_for_log(r"configuration reloaded")
+        status = self.status()
+        self.assertEqual(status["tablet_mode"]["uinput_switch_reason"], "[daemon] tablet-mode-switch = off")
+        self.assertEqual([p for p in status["problems"] if "SW_TABLET_MODE" in p["problem"]], [])
 
     def test_auto_rotate_always_leaves_the_base_closed(self):
         """auto-rotate = always needs no mode: the base stays closed while the display is read"""
