@@ -114,6 +114,9 @@ hinge_reads() { local a; a=$(hinge_angle); [ -n "$a" ] && awk -v a="$a" -v b="$1
 switch_states() { grep 'SWITCH_TOGGLE' "$1" | grep -o 'state [01]' | cut -d' ' -f2 | tr '\n' ' ' | sed 's/ $//'; }
 last_state_is() { [ "$(switch_states "$1" | awk '{ print $NF }')" = "$2" ]; }
 added_count() { grep -c 'DEVICE_ADDED.*orientd tablet-mode switch' "$1"; }
+removed_count() { grep -c 'DEVICE_REMOVED.*orientd tablet-mode switch' "$1"; }
+reload_count() { journal | grep -c 'SIGHUP: configuration reloaded'; }
+reloads_exceed() { [ "$(reload_count)" -gt "$1" ]; }
 # sweep LOG ANGLE[=STATE]...: the hinge to each angle in turn, each waited for
 # in status; with =STATE, libinput's last toggle must then be STATE. Prints
 # " A:[toggles so far]…", with "(no …)" for what did not happen.
@@ -164,26 +167,48 @@ check_hinge_switch_libinput() {
     wait_for 40 sh -c "[ \$(grep -c 'DEVICE_ADDED.*orientd tablet-mode switch' '$li_log') -gt $before ]" \
         && wait_for 15 last_state_is "$li_log" 1 && restarted=yes
     after_restart=$(switch_states "$li_log")
+    # A reload (SIGHUP) at 270°: the device stays, and shows tablet throughout.
+    local reloaded="" removed_before
+    local reloads
+    removed_before=$(removed_count "$li_log")
+    reloads=$(reload_count)
+    systemctl reload orientd.service && wait_for 15 reloads_exceed "$reloads" \
+        && hinge_at 265 && wait_for 15 hinge_reads 265 && hinge_at 270 && wait_for 15 hinge_reads 270 \
+        && [ "$(removed_count "$li_log")" = "$removed_before" ] && [ "$(switch_states "$li_log")" = "$after_restart" ] && reloaded=yes
     # A kernel switch on another uinput device: orientd's goes, and comes back when it goes.
     if tablet_mode_switch create; then
         wait_for 15 sh -c "grep -q 'DEVICE_REMOVED.*orientd tablet-mode switch' '$li_log' && orientctl --json status | grep -q '\"uinput_switch\":null'" \
-            && kernel="removed beside $TABLET_NODE ($(udevadm info -q property "$TABLET_NODE" | grep '^NAME=' | cut -d= -f2))"
+            && kernel="removed beside $TABLET_NODE ($(cat "/sys/class/input/${TABLET_NODE##*/}/device/name" 2>/dev/null))"
         before=$(added_count "$li_log")
         tablet_mode_switch remove
         wait_for 30 sh -c "[ \$(grep -c 'DEVICE_ADDED.*orientd tablet-mode switch' '$li_log') -gt $before ]" && kernel="$kernel, back after it went"
     fi
     local closing
     closing=$(sweep "$li_log" 240 210=1 180 170 150=0 120 90)
+    # The base unplugged in tablet mode: the state is held for 10 s, then
+    # laptop, and the device goes.
+    local unplug="" gone_at t0
+    hinge_at 270
+    if wait_for 15 hinge_reads 270 && wait_for 10 last_state_is "$li_log" 1; then
+        removed_before=$(removed_count "$li_log")
+        t0=$(date +%s.%N)
+        echo $stub_addr >"/sys/bus/i2c/devices/i2c-$stub_bus/delete_device"
+        if wait_for 30 sh -c "[ \$(grep -c 'DEVICE_REMOVED.*orientd tablet-mode switch' '$li_log') -gt $removed_before ]"; then
+            gone_at=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+            last_state_is "$li_log" 0 && awk -v g="$gone_at" 'BEGIN { exit !(g >= 9 && g <= 20) }' \
+                && unplug="laptop (0) and removed ${gone_at} s after bma255 went"
+        fi
+    fi
     kill "$li" 2>/dev/null
     wait "$li" 2>/dev/null
     toggles=$(grep -E 'DEVICE_(ADDED|REMOVED).*orientd tablet-mode switch|SWITCH_TOGGLE' "$li_log" | tr -s ' \t' ' ' | oneline)
     if [ "$opened" = yes ] && [[ "$opening$closing" != *'(no '* ]] && [ "$listed" = yes ] && [ "$restarted" = yes ] \
-        && [[ "$kernel" == "removed beside "*", back after it went" ]]; then
-        pass "the hinge's tablet mode as orientd's own SW_TABLET_MODE switch, seen by libinput with nobody listening to orientd (display accel_3d, base $(basename "$base") bma255 by the hwdb's ACCEL_LOCATION=base): libinput's toggles after each angle, opening:$opening; restarted at 270°: [$after_restart]; a kernel switch: $kernel; closing:$closing; libinput debug-events: $toggles; libinput list-devices: $list; status at 270°: $tstatus"
+        && [ "$reloaded" = yes ] && [[ "$kernel" == "removed beside "*", back after it went" ]] && [ -n "$unplug" ]; then
+        pass "the hinge's tablet mode as orientd's own SW_TABLET_MODE switch, seen by libinput with nobody listening to orientd (display accel_3d, base $(basename "$base") bma255 by the hwdb's ACCEL_LOCATION=base): libinput's toggles after each angle, opening:$opening; restarted at 270°: [$after_restart]; reloaded at 270°: the device stayed, no toggle; a kernel switch: $kernel; closing:$closing; the base unplugged at 270°: $unplug; libinput debug-events: $toggles; libinput list-devices: $list; status at 270°: $tstatus"
     else
-        fail "the hinge's switch: added '$opened'; opening$opening; listed '$list'; restarted '$restarted'; kernel switch '$kernel'; closing$closing; libinput: $(tail -n 12 "$li_log" | oneline); status: $(orientctl --json status | grep -o '"tablet_mode":{[^}]*}'); $(journal | grep -i -E 'tablet|uinput|base' | tail -6 | oneline)"
+        fail "the hinge's switch: added '$opened'; opening$opening; listed '$list'; restarted '$restarted'; reloaded '$reloaded'; kernel switch '$kernel'; closing$closing; unplugged '$unplug' (removed after ${gone_at:-never} s); libinput: $(tail -n 12 "$li_log" | oneline); status: $(orientctl --json status | grep -o '"tablet_mode":{[^}]*}'); $(journal | grep -i -E 'tablet|uinput|base' | tail -6 | oneline)"
     fi
-    echo $stub_addr >"/sys/bus/i2c/devices/i2c-$stub_bus/delete_device"
+    [ -e "$base" ] && echo $stub_addr >"/sys/bus/i2c/devices/i2c-$stub_bus/delete_device"
     send quit
     wait "$hub" 2>/dev/null
 }
