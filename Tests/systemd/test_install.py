@@ -6,7 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import InstalledTree, REPO, SERVICE, expected_files, installed_tree, run
+from support import USER_DOCS, InstalledTree, REPO, SERVICE, expected_files, installed_tree, run
 
 
 class InstallLayoutTests(unittest.TestCase):
@@ -37,8 +37,10 @@ class InstallLayoutTests(unittest.TestCase):
                 "/usr/share/doc/orientd/orientd.conf.example",
                 "/usr/share/doc/orientd/orientd-polling.conf",
             }
-            | {f"/usr/share/doc/orientd/{p.name}" for p in (REPO / "docs").glob("*.md")},
+            | {f"/usr/share/doc/orientd/{name}.md" for name in USER_DOCS},
         )
+        for contributors in ("testing.md", "robustness.md", "packaging.md", "architecture.md", "examples.md"):
+            self.assertFalse(self.tree.path(f"/usr/share/doc/orientd/{contributors}").exists(), contributors)
 
     def test_binaries_are_executable_and_everything_else_is_not(self):
         """The two binaries are 0755; every other file is 0644."""
@@ -55,6 +57,24 @@ class InstallLayoutTests(unittest.TestCase):
             self.assertNotIn("libswift", run(["ldd", binary]).stdout, name)
         version = run([str(self.tree.path("/usr/sbin/orientd")), "--version"]).stdout
         self.assertTrue(version.startswith("orientd "), version)
+
+    def test_the_binaries_are_stripped(self):
+        """make install strips the binaries (no .symtab); the .deb leaves that to dh_strip (INSTALL_STRIP=)."""
+        for name in ("/usr/sbin/orientd", "/usr/bin/orientctl"):
+            sections = run(["readelf", "-S", "-W", str(self.tree.path(name))])
+            self.assertEqual(sections.returncode, 0, sections.stderr)
+            self.assertIn(".text", sections.stdout, name)
+            self.assertNotIn(".symtab", sections.stdout, name)
+
+    def test_install_files_without_a_release_build_says_to_build_first(self):
+        """make install-files never compiles: with no release build it stops and says `make release`."""
+        root = Path(tempfile.mkdtemp(prefix="orientd-install-files."))
+        self.addCleanup(shutil.rmtree, root, True)
+        result = run(["make", "--no-print-directory", "-C", str(REPO), "install-files", f"DESTDIR={root}",
+                      "BUILD_RELEASE=/nonexistent"])
+        self.assertNotEqual(result.returncode, 0, result.stdout)
+        self.assertIn("build it first, as yourself: make release", result.stderr)
+        self.assertEqual(list(root.iterdir()), [])
 
     def test_the_installed_service_runs_the_installed_daemon(self):
         """ExecStart is rewritten to PREFIX's sbin; every other line is the repository's."""
