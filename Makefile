@@ -1,5 +1,6 @@
 # orientd — two commands matter:
-#   make run    replay the demo trace at real speed, printing each published state
+#   make run    replay the demo trace at real speed, a line for each change and
+#               for what the hand does
 #   make check  build with warnings as errors and run every test
 # Both install the Debian packages they need first (apt-get, as root or via
 # sudo): `make build`, `make run` and `make install` only what building needs,
@@ -69,15 +70,16 @@ build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # The demo: orientd replays traces/demo.trace (a minute of handling, looping) on
-# a private socket, and `orientctl watch` beside it prints each published state.
-# Ctrl-C stops both.
+# a private socket, and `orientctl watch --json` beside it gives each published
+# state to scripts/demo.sh, which prints it on one line with the trace time and
+# what the hand is doing (the trace's phases header). Ctrl-C stops both.
 run: build
 	@sock=$$(mktemp -u /tmp/orientd-demo.XXXXXX.sock); state=$$(mktemp -d /tmp/orientd-demo-state.XXXXXX); \
-	$(BIN)/orientd --mock $(DEMO) --loop --socket $$sock --state-dir $$state & daemon=$$!; \
+	$(BIN)/orientd --mock $(DEMO) --loop --socket $$sock --state-dir $$state --log-level warning & daemon=$$!; \
 	trap 'kill $$daemon 2>/dev/null; wait $$daemon 2>/dev/null; rm -rf $$state' EXIT INT TERM; \
 	for i in $$(seq 100); do [ -S $$sock ] && break; sleep 0.05; done; \
-	echo "orientd is replaying $(DEMO) on $$sock; orientctl watch (Ctrl-C stops both):"; \
-	$(BIN)/orientctl --socket $$sock watch
+	echo "orientd replays $(DEMO) (a minute of handling, again and again); Ctrl-C stops it."; \
+	$(BIN)/orientctl --socket $$sock watch --json | scripts/demo.sh --live $(DEMO)
 
 # Unit and integration tests (Swift); the example app in Examples/, built as
 # an outside package would build it, and what an app taking OrientClient gets
