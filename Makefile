@@ -44,6 +44,8 @@ DOCDIR       ?= $(PREFIX)/share/doc/orientd
 # where their links to one another resolve (Tests/docs/test_installed_docs.py).
 USER_DOCS    := behaviour classifier compositors configuration dbus protocol security traces using
 DOC_FILES    := README.md $(patsubst %,docs/%.md,$(USER_DOCS)) systemd/orientd.conf.example systemd/orientd-polling.conf
+# The plots those docs show (docs/plots, as plots/ beside them).
+DOC_PLOTS    := $(wildcard docs/plots/*.svg)
 STAGE        := .build/install
 
 .PHONY: all deps build run check check-boot check-kernel check-ssc check-trixie check-trixie-host test bench bench-trixie traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64 check-boot-arm64
@@ -335,7 +337,10 @@ install-files:
 	$(INSTALL) -m 0644 systemd/net.hadess.SensorProxy.orientd.policy $(DESTDIR)$(POLKITACTIONDIR)/net.hadess.SensorProxy.orientd.policy
 	$(INSTALL) -m 0644 $(STAGE)/orientd.8 $(DESTDIR)$(MANDIR)/man8/orientd.8
 	$(INSTALL) -m 0644 $(STAGE)/orientctl.1 $(DESTDIR)$(MANDIR)/man1/orientctl.1
-	$(INSTALL) -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 0644 $(filter-out README.md,$(DOC_FILES)) $(DESTDIR)$(DOCDIR)/
+	sed -e 's|](docs/|](|g' README.md > $(DESTDIR)$(DOCDIR)/README.md
+	$(INSTALL) -d $(DESTDIR)$(DOCDIR)/plots
+	$(INSTALL) -m 0644 $(DOC_PLOTS) $(DESTDIR)$(DOCDIR)/plots/
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
 	  echo "systemd-sysusers $(SYSUSERSDIR)/orientd.conf"; systemd-sysusers $(SYSUSERSDIR)/orientd.conf; \
 	fi
@@ -351,7 +356,8 @@ uninstall:
 	    $(DESTDIR)$(DBUSPOLICYDIR)/orientd.conf $(DESTDIR)$(DBUSSERVICEDIR)/net.hadess.SensorProxy.service \
 	    $(DESTDIR)$(POLKITACTIONDIR)/net.hadess.SensorProxy.orientd.policy \
 	    $(DESTDIR)$(MANDIR)/man8/orientd.8 $(DESTDIR)$(MANDIR)/man1/orientctl.1 \
-	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
+	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES))) $(addprefix $(DESTDIR)$(DOCDIR)/plots/,$(notdir $(DOC_PLOTS)))
+	if [ -d $(DESTDIR)$(DOCDIR)/plots ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR)/plots; fi
 	if [ -d $(DESTDIR)$(DOCDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR); fi
 
 clean:

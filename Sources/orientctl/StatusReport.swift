@@ -51,7 +51,7 @@ struct StatusReport {
         if daemon.subscribers == 0, (daemon.dbusClaimers ?? 0) == 0 {
             found.append(Problem(
                 problem: "nothing follows the orientation (no subscriber): the screen will not turn",
-                fix: "run `orientctl follow` in your session, or a shell that speaks orientd's protocol (README: Will my screen rotate?)"))
+                fix: "run `orientctl follow` in your session (README: \"Will my screen rotate?\")"))
         }
         return found
     }

@@ -154,6 +154,7 @@ def expected_files(tree: InstalledTree):
         f"{tree.polkitactiondir}/net.hadess.SensorProxy.orientd.policy",
     }
     files |= {f"{tree.docdir}/{name}" for name in docs}
+    files |= {f"{tree.docdir}/plots/{p.name}" for p in (REPO / "docs" / "plots").glob("*.svg")}
     return files
 
 

@@ -1,5 +1,6 @@
 """`make install` and `make uninstall` with DESTDIR: the tree, file for file."""
 
+import re
 import shutil
 import stat
 import tempfile
@@ -37,7 +38,8 @@ class InstallLayoutTests(unittest.TestCase):
                 "/usr/share/doc/orientd/orientd.conf.example",
                 "/usr/share/doc/orientd/orientd-polling.conf",
             }
-            | {f"/usr/share/doc/orientd/{name}.md" for name in USER_DOCS},
+            | {f"/usr/share/doc/orientd/{name}.md" for name in USER_DOCS}
+            | {f"/usr/share/doc/orientd/plots/{p.name}" for p in (REPO / "docs" / "plots").glob("*.svg")},
         )
         for contributors in ("testing.md", "robustness.md", "packaging.md", "architecture.md", "examples.md"):
             self.assertFalse(self.tree.path(f"/usr/share/doc/orientd/{contributors}").exists(), contributors)
@@ -57,6 +59,27 @@ class InstallLayoutTests(unittest.TestCase):
             self.assertNotIn("libswift", run(["ldd", binary]).stdout, name)
         version = run([str(self.tree.path("/usr/sbin/orientd")), "--version"]).stdout
         self.assertTrue(version.startswith("orientd "), version)
+
+    def test_every_link_in_the_installed_docs_resolves_where_they_are_installed(self):
+        """Each relative Markdown link ([x](y.md), ![x](plots/y.svg)) of an installed doc names a file installed beside it."""
+        docdir = self.tree.path("/usr/share/doc/orientd")
+        checked, broken = 0, []
+        for doc in sorted(docdir.glob("*.md")):
+            for target in re.findall(r"\]\(([^)\s]+)\)", doc.read_text()):
+                if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                    continue  # a URL, or a heading of the same page
+                checked += 1
+                if not (doc.parent / target.split("#")[0]).is_file():
+                    broken.append(f"{doc.name}: {target}")
+        self.assertGreater(checked, 30)
+        self.assertEqual(broken, [], "links that do not resolve in /usr/share/doc/orientd")
+
+    def test_the_installed_readme_links_its_neighbours(self):
+        """The README's docs/x.md links become x.md where the docs lie flat beside it; the repository's stay docs/x.md."""
+        installed = self.tree.path("/usr/share/doc/orientd/README.md").read_text()
+        self.assertIn("](using.md", installed)
+        self.assertNotIn("](docs/", installed)
+        self.assertIn("](docs/using.md", (REPO / "README.md").read_text())
 
     def test_the_binaries_are_stripped(self):
         """make install strips the binaries (no .symtab); the .deb leaves that to dh_strip (INSTALL_STRIP=)."""
