@@ -48,7 +48,8 @@ struct Options {
                             D-BUS), as [dbus] enable = true
           --replace         take net.hadess.SensorProxy from its owner
                             (iio-sensor-proxy)
-          --log-level LEVEL error, warning, notice (default), info or debug
+          --log-level LEVEL
+                            error, warning, notice (default), info or debug
           --version         print the version and exit
           --help            print this help and exit
 

@@ -122,13 +122,16 @@ class InstallLayoutTests(unittest.TestCase):
         self.assertNotIn("/usr/local/share", page)
 
     def test_the_installed_docs_are_the_repositorys(self):
-        """Docs, example configuration and drop-in are copied unchanged."""
+        """The user docs, example configuration, drop-in and plots are copied unchanged; the README with its docs/ links made flat."""
         for name, source in [
-            ("README.md", REPO / "README.md"),
             ("orientd.conf.example", REPO / "systemd" / "orientd.conf.example"),
             ("orientd-polling.conf", REPO / "systemd" / "orientd-polling.conf"),
-        ] + [(p.name, p) for p in (REPO / "docs").glob("*.md")]:
+        ] + [(f"{name}.md", REPO / "docs" / f"{name}.md") for name in USER_DOCS] + [
+            (f"plots/{p.name}", p) for p in (REPO / "docs" / "plots").glob("*.svg")
+        ]:
             self.assertEqual(self.tree.path(f"/usr/share/doc/orientd/{name}").read_bytes(), source.read_bytes(), name)
+        readme = (REPO / "README.md").read_text().replace("](docs/", "](")
+        self.assertEqual(self.tree.path("/usr/share/doc/orientd/README.md").read_text(), readme)
 
 
 class DefaultPrefixTests(unittest.TestCase):
