@@ -1,5 +1,6 @@
 # orientd — two commands matter:
-#   make run    replay the demo trace at real speed, printing each published state
+#   make run    replay the demo trace at real speed, a line for each change and
+#               for what the hand does
 #   make check  build with warnings as errors and run every test
 # Both install the Debian packages they need first (apt-get, as root or via
 # sudo): `make build`, `make run` and `make install` only what building needs,
@@ -38,7 +39,13 @@ DBUSPOLICYDIR  ?= $(PREFIX)/share/dbus-1/system.d
 DBUSSERVICEDIR ?= $(PREFIX)/share/dbus-1/system-services
 POLKITACTIONDIR ?= $(PREFIX)/share/polkit-1/actions
 DOCDIR       ?= $(PREFIX)/share/doc/orientd
-DOC_FILES    := README.md $(wildcard docs/*.md) systemd/orientd.conf.example systemd/orientd-polling.conf
+# The user docs only: contributor docs (architecture, testing, robustness,
+# packaging, examples) stay in the repository. Installed flat in $(DOCDIR),
+# where their links to one another resolve (Tests/docs/test_installed_docs.py).
+USER_DOCS    := behaviour classifier compositors configuration dbus protocol security traces using
+DOC_FILES    := README.md $(patsubst %,docs/%.md,$(USER_DOCS)) systemd/orientd.conf.example systemd/orientd-polling.conf
+# The plots those docs show (docs/plots, as plots/ beside them).
+DOC_PLOTS    := $(wildcard docs/plots/*.svg)
 STAGE        := .build/install
 
 .PHONY: all deps build run check check-boot check-kernel check-ssc check-trixie check-trixie-host test bench bench-trixie traces clean install install-files release uninstall fuzz soak check-sanitize deb check-boot-trixie check-arm64 deb-arm64 check-boot-arm64
@@ -65,15 +72,16 @@ build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # The demo: orientd replays traces/demo.trace (a minute of handling, looping) on
-# a private socket, and `orientctl watch` beside it prints each published state.
-# Ctrl-C stops both.
+# a private socket, and `orientctl watch --json` beside it gives each published
+# state to scripts/demo.sh, which prints it on one line with the trace time and
+# what the hand is doing (the trace's phases header). Ctrl-C stops both.
 run: build
 	@sock=$$(mktemp -u /tmp/orientd-demo.XXXXXX.sock); state=$$(mktemp -d /tmp/orientd-demo-state.XXXXXX); \
-	$(BIN)/orientd --mock $(DEMO) --loop --socket $$sock --state-dir $$state & daemon=$$!; \
+	$(BIN)/orientd --mock $(DEMO) --loop --socket $$sock --state-dir $$state --log-level warning & daemon=$$!; \
 	trap 'kill $$daemon 2>/dev/null; wait $$daemon 2>/dev/null; rm -rf $$state' EXIT INT TERM; \
 	for i in $$(seq 100); do [ -S $$sock ] && break; sleep 0.05; done; \
-	echo "orientd is replaying $(DEMO) on $$sock; orientctl watch (Ctrl-C stops both):"; \
-	$(BIN)/orientctl --socket $$sock watch
+	echo "orientd replays $(DEMO) (a minute of handling, again and again); Ctrl-C stops it."; \
+	$(BIN)/orientctl --socket $$sock watch --json | scripts/demo.sh --live $(DEMO)
 
 # Unit and integration tests (Swift); the example app in Examples/, built as
 # an outside package would build it, and what an app taking OrientClient gets
@@ -278,7 +286,7 @@ check-sanitize: deps
 traces: build
 	$(BIN)/tracegen --all traces
 
-# Release binaries (static Swift runtime) and everything around them:
+# Release binaries (static Swift runtime, stripped) and everything around them:
 #   $(SBINDIR)/orientd, $(BINDIR)/orientctl, the units in $(UNITDIR), the user
 #   unit orientd-follow.service in $(USERUNITDIR), the D-Bus policy,
 #   activation file and polkit action of the D-Bus side, the udev
@@ -298,18 +306,28 @@ release:
 
 # What `make install` copies, from .build/release, without building and without
 # installing Debian packages: debian/rules runs it after its own release build.
+# So root never compiles: `make release` as yourself, then
+# `sudo make install-files`. The binaries go in stripped (install -s: 15 MB and
+# 17 MB of symbols otherwise); debian/rules sets INSTALL_STRIP= and lets
+# dh_strip split the debug info into the -dbgsym package.
+INSTALL_STRIP ?= -s
+BUILD_RELEASE ?= .build/release
 install-files:
+	@for b in orientd orientctl; do [ -x $(BUILD_RELEASE)/$$b ] || { \
+	  echo "make install-files: $(BUILD_RELEASE)/$$b is missing: build it first, as yourself: make release" >&2; exit 1; }; done
 	mkdir -p $(STAGE)
 	sed -e 's|^ExecStart=/usr/local/sbin/orientd$$|ExecStart=$(SBINDIR)/orientd|' systemd/orientd.service > $(STAGE)/orientd.service
 	sed -e 's|/usr/local/bin/orientctl|$(BINDIR)/orientctl|g' systemd/orientd-follow.service > $(STAGE)/orientd-follow.service
 	sed -e 's|/usr/local/lib/systemd/system|$(UNITDIR)|g' -e 's|/usr/local/lib/udev/rules.d|$(UDEVRULESDIR)|g' \
 	    -e 's|/usr/local/lib/sysusers.d|$(SYSUSERSDIR)|g' -e 's|/usr/local/share/doc/orientd|$(DOCDIR)|g' \
 	    man/orientd.8 > $(STAGE)/orientd.8
+	sed -e 's|/usr/local/share/doc/orientd|$(DOCDIR)|g' \
+	    man/orientctl.1 > $(STAGE)/orientctl.1
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
 	    $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
 	    $(DESTDIR)$(DBUSPOLICYDIR) $(DESTDIR)$(DBUSSERVICEDIR) $(DESTDIR)$(POLKITACTIONDIR)
-	$(INSTALL) -m 0755 .build/release/orientd $(DESTDIR)$(SBINDIR)/orientd
-	$(INSTALL) -m 0755 .build/release/orientctl $(DESTDIR)$(BINDIR)/orientctl
+	$(INSTALL) -m 0755 $(INSTALL_STRIP) $(BUILD_RELEASE)/orientd $(DESTDIR)$(SBINDIR)/orientd
+	$(INSTALL) -m 0755 $(INSTALL_STRIP) $(BUILD_RELEASE)/orientctl $(DESTDIR)$(BINDIR)/orientctl
 	$(INSTALL) -m 0644 $(STAGE)/orientd.service systemd/orientd.socket $(DESTDIR)$(UNITDIR)/
 	$(INSTALL) -m 0644 $(STAGE)/orientd-follow.service $(DESTDIR)$(USERUNITDIR)/orientd-follow.service
 	$(INSTALL) -m 0644 systemd/61-orientd.rules $(DESTDIR)$(UDEVRULESDIR)/61-orientd.rules
@@ -318,8 +336,11 @@ install-files:
 	$(INSTALL) -m 0644 systemd/net.hadess.SensorProxy.service $(DESTDIR)$(DBUSSERVICEDIR)/net.hadess.SensorProxy.service
 	$(INSTALL) -m 0644 systemd/net.hadess.SensorProxy.orientd.policy $(DESTDIR)$(POLKITACTIONDIR)/net.hadess.SensorProxy.orientd.policy
 	$(INSTALL) -m 0644 $(STAGE)/orientd.8 $(DESTDIR)$(MANDIR)/man8/orientd.8
-	$(INSTALL) -m 0644 man/orientctl.1 $(DESTDIR)$(MANDIR)/man1/orientctl.1
-	$(INSTALL) -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 0644 $(STAGE)/orientctl.1 $(DESTDIR)$(MANDIR)/man1/orientctl.1
+	$(INSTALL) -m 0644 $(filter-out README.md,$(DOC_FILES)) $(DESTDIR)$(DOCDIR)/
+	sed -e 's|](docs/|](|g' README.md > $(DESTDIR)$(DOCDIR)/README.md
+	$(INSTALL) -d $(DESTDIR)$(DOCDIR)/plots
+	$(INSTALL) -m 0644 $(DOC_PLOTS) $(DESTDIR)$(DOCDIR)/plots/
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
 	  echo "systemd-sysusers $(SYSUSERSDIR)/orientd.conf"; systemd-sysusers $(SYSUSERSDIR)/orientd.conf; \
 	fi
@@ -335,7 +356,8 @@ uninstall:
 	    $(DESTDIR)$(DBUSPOLICYDIR)/orientd.conf $(DESTDIR)$(DBUSSERVICEDIR)/net.hadess.SensorProxy.service \
 	    $(DESTDIR)$(POLKITACTIONDIR)/net.hadess.SensorProxy.orientd.policy \
 	    $(DESTDIR)$(MANDIR)/man8/orientd.8 $(DESTDIR)$(MANDIR)/man1/orientctl.1 \
-	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
+	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES))) $(addprefix $(DESTDIR)$(DOCDIR)/plots/,$(notdir $(DOC_PLOTS)))
+	if [ -d $(DESTDIR)$(DOCDIR)/plots ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR)/plots; fi
 	if [ -d $(DESTDIR)$(DOCDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR); fi
 
 clean:

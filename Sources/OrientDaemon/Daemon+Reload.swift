@@ -11,7 +11,8 @@ extension Daemon {
     /// Says who the seat is, and warns about configured names that are no user.
     func logSeat() {
         for name in seat.unknownNames { log.warning("seat-users: no user named '\(name.prefix(32))' on this system; ignored") }
-        log.notice("the seat is \(seat.summary)")
+        // Who the seat is is no news on a normal start (root, and logind's session when it runs).
+        log.info("the seat is \(seat.summary)")
     }
 
     func reload() {

@@ -57,6 +57,8 @@ package struct Scenario: Sendable {
     package var preferredRateHz: Double = 20
     /// Named instants, in the order they were added.
     package private(set) var marks: [Mark] = []
+    /// What the hand does from each instant on (`phase`): a mark whose name is words.
+    package private(set) var phases: [Mark] = []
     /// Light and proximity readings, in time order (the trace's optional columns).
     package private(set) var environment: [EnvironmentSample] = []
 
@@ -111,6 +113,13 @@ package struct Scenario: Sendable {
     /// Names the current end of the timeline (or `ms`), e.g. `turn-end`.
     package mutating func mark(_ name: String, at ms: Double? = nil) {
         marks.append(Mark(name: name, tMs: ms ?? durationMs))
+    }
+
+    /// Says what the hand does from `ms` (default: the end of the timeline so
+    /// far) until the next phase, in words a person reads (`make run` shows
+    /// them beside each change): the `phases` header.
+    package mutating func phase(_ words: String, at ms: Double? = nil) {
+        phases.append(Mark(name: words, tMs: ms ?? durationMs))
     }
 
     /// The time of the first mark called `name`, if any.
@@ -310,7 +319,7 @@ package struct Scenario: Sendable {
     /// that `mountMatrix.apply(sensorVector)` gives the panel-frame reading back
     /// (the inverse matrix, scaled to keep the magnitude when the matrix is not
     /// orthonormal, since `apply` rescales then). Extra headers: `marks`
-    /// (`name@ms …`), `duration_ms` (the timeline's length, silence included) and `generator`.
+    /// (`name@ms …`), `phases` (`ms words; …`), `duration_ms` (the timeline's length, silence included) and `generator`.
     /// - Parameters:
     ///   - onChange: an on-change sensor: no noise, samples only on change.
     ///   - description: the `description` header; `summary` when nil.
@@ -324,6 +333,9 @@ package struct Scenario: Sendable {
         var headers: [(key: String, value: String)] = []
         if !marks.isEmpty {
             headers.append((key: "marks", value: marks.map { "\($0.name)@\(formatMs($0.tMs))" }.joined(separator: " ")))
+        }
+        if !phases.isEmpty {
+            headers.append((key: "phases", value: phases.map { "\(formatMs($0.tMs)) \($0.name)" }.joined(separator: "; ")))
         }
         headers.append((key: "duration_ms", value: formatMs(durationMs)))
         let sigma = onChange ? "0 (on-change)" : formatMs(noiseSigma)

@@ -6,7 +6,8 @@ extension Scenarios {
     /// About 60 s of realistic handling (noise σ = 0.08 m/s², hand tremor): upright
     /// `normal`; to left-up and back; to right-up and back; put down face-up on a
     /// table for 5 s; picked up into left-up; a jolt; back to portrait and a 10 s
-    /// walk; upside down and back; ends in `normal`. Marks every step.
+    /// walk; upside down and back; ends in `normal`. Marks every step, and says
+    /// in words what the hand does in each (`phases`, which `make run` shows).
     package static func demo(seed: UInt64 = 1) -> Scenario {
         let held = 15.0
         var s = Scenario(start: Pose(theta: 0, phi: held), seed: seed, noiseSigma: 0.08)
@@ -16,35 +17,48 @@ extension Scenarios {
             s.move(to: pose, over: ms)
             s.hold(hold)
         }
+        s.phase("held upright")
         s.hold(4000)
+        s.phase("turned to left-up")
         step("to-left-up", to: Pose(theta: 90, phi: held), over: 400, hold: 4000, in: &s)
+        s.phase("turned back upright")
         step("to-normal-1", to: Pose(theta: 0, phi: held), over: 400, hold: 3500, in: &s)
+        s.phase("turned to right-up")
         step("to-right-up", to: Pose(theta: 270, phi: held), over: 400, hold: 4000, in: &s)
+        s.phase("turned back upright")
         step("to-normal-2", to: Pose(theta: 0, phi: held), over: 400, hold: 2500, in: &s)
         let handledUntil = s.durationMs
         // Put down face-up (θ drifts a little as the hand lets go), a small landing tap.
         s.mark("put-down")
+        s.phase("laid flat on a table")
         s.move(toTheta: 8, phi: 90, over: 700)
         s.addImpulse(at: s.durationMs - 40, duration: 40, peak: Vector3(0, 0, 3))
         s.hold(5000)
         s.mark("pick-up")
+        s.phase("picked up into left-up")
         s.move(toTheta: 90, phi: held, over: 600)
         let pickedUp = s.durationMs
         s.hold(3500)
         s.mark("jolt")
+        s.phase("a jolt, held in left-up")
         s.addImpulse(at: s.durationMs, duration: 100, peak: Vector3(-1.2 * standardGravity, 0.4 * standardGravity, 0))
         s.hold(2000)
+        s.phase("turned back upright")
         step("to-portrait-for-walk", to: Pose(theta: 0, phi: 25), over: 500, hold: 1000, in: &s)
         s.mark("walk-start")
+        s.phase("walking with it upright")
         let walkFrom = s.durationMs
         s.hold(10_000)
         addWalk(to: &s, from: walkFrom, to: s.durationMs, tremor: false)  // the hand's tremor is already on
         s.mark("walk-end")
+        s.phase("stops, held upright")
         step("walk-settle", to: Pose(theta: 0, phi: held), over: 800, hold: 2000, in: &s)
         s.mark("to-bottom-up")
+        s.phase("turned upside down")
         s.move(toTheta: 180, phi: held, over: 500)
         s.hold(3500)
         s.mark("to-normal-3")
+        s.phase("turned back upright")
         s.move(toTheta: 360, phi: held, over: 500)
         s.hold(max(60_000 - s.durationMs, 3000))
         // Hand tremor whenever the device is in the hand (not on the table).

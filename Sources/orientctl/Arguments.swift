@@ -3,7 +3,8 @@ import OrientProtocol
 
 /// What the command line asks for.
 enum Invocation: Equatable {
-    /// Print help (the whole tool's when `command` is nil) and exit 0.
+    /// Print help (the whole tool's when `command` is nil) and exit 0:
+    /// `--help`, or the `help [COMMAND]` command.
     case help(command: String?)
     /// Print the version and exit 0.
     case version
@@ -41,7 +42,7 @@ enum Command: Equatable {
 }
 
 /// The command names, in the order the help lists them.
-let commandNames = ["get", "watch", "lock", "unlock", "hold", "record", "status", "calibrate", "follow"]
+let commandNames = ["get", "watch", "lock", "unlock", "hold", "record", "status", "calibrate", "follow", "help"]
 
 /// The options, for "did you mean".
 let optionNames = ["--socket", "--json", "--help", "--version", "--duration", "--no-wait", "--sensors"] + CalibrateOptions.optionNames
@@ -208,6 +209,14 @@ func parseArguments(_ arguments: [String]) -> Invocation {
         } catch {
             return .usageError(message: error.description, command: command)
         }
+    case "help":
+        guard positional.count <= 1 else { return tooMany() }
+        guard let name = positional.first else { return .help(command: nil) }
+        guard commandNames.contains(name) else {
+            return .usageError(
+                message: withSuggestion("no command '\(name)' to help with", for: name, among: commandNames), command: nil)
+        }
+        return .help(command: name == "help" ? nil : name)
     default:
         return .usageError(message: "unknown command '\(command)'", command: nil)
     }

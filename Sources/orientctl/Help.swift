@@ -4,23 +4,25 @@ enum Help {
         usage: orientctl [--socket PATH] [--json] COMMAND [ARGS...]
                orientctl --version
 
-        Talks to orientd, the screen-orientation daemon.
+        Talks to orientd, the screen-orientation daemon. The manual: man orientctl.
 
         Commands:
-          get                          print the current state
-          watch                        print the state on every change, until SIGINT/SIGTERM
-          lock [ORIENTATION|current]   lock the rotation (default: the current orientation)
-          unlock                       unlock the rotation
-          hold MASK -- COMMAND...      allow only MASK while COMMAND runs; exit with its status
-          record FILE                  record sensor samples to a trace file ('-': standard output)
-          status                       what orientd sees and why, and how to fix what is wrong
-          calibrate [TRACE...]         find the sensor's mount matrix from three poses; print the hwdb fix
-          follow [OPTIONS]             rotate the screen and touch input with the orientation
+          get                         print the current state
+          watch                       print the state on every change, until stopped
+          lock [ORIENTATION|current]  lock the rotation (default: the current one)
+          unlock                      unlock the rotation
+          hold MASK -- COMMAND...     allow only MASK while COMMAND runs
+          record FILE                 record sensor samples to a trace file
+          status                      what orientd sees and why, and what to fix
+          calibrate [TRACE...]        find the mount matrix; print the hwdb entry
+          follow [OPTIONS]            rotate the screen and touch input with it
+          help [COMMAND]              this help, or a command's
 
         Options:
-          --socket PATH   the daemon's socket (default: $ORIENTD_SOCKET, else /run/orientd/orientd.sock)
+          --socket PATH   the daemon's socket (default: $ORIENTD_SOCKET, else
+                          /run/orientd/orientd.sock)
           --json          print JSON instead of text (get, watch, status)
-          -h, --help      this help; 'orientctl COMMAND --help' for a command
+          -h, --help      this help; 'orientctl COMMAND --help' for a command's
           --version       print orientctl's version
 
         Exit status: 0 success, 64 usage error, 65 bad data from orientd, 69 orientd
@@ -34,9 +36,11 @@ enum Help {
             return """
                 usage: orientctl [--socket PATH] get [--json]
 
-                Prints the daemon's current state on one line, e.g.
-                  left-up (physical left-up, tilt vertical, rotation 90, landscape, allowed normal,left-up,right-up, unlocked, sensor active)
-                With --json, prints the state message as JSON (docs/protocol.md) instead.
+                Prints the daemon's current state on one line, e.g. (here wrapped)
+                  left-up (physical left-up, tilt vertical, rotation 90, landscape,
+                  allowed normal,left-up,right-up, unlocked, sensor active)
+                With --json, prints the state message as JSON instead (the protocol is
+                in the doc directory, protocol.md: see orientctl(1), FILES).
 
                 """
         case "watch":
@@ -53,7 +57,7 @@ enum Help {
                 readings now, then one line per change, e.g.
                   light 312.5 lux
                   proximity near
-                (or 'light absent'). With --json, the sensor messages of docs/protocol.md.
+                (or 'light absent'). With --json, the protocol's sensor messages.
                 Exits 77 when the daemon's sensors-permission refuses this user.
 
                 """
@@ -121,8 +125,9 @@ enum Help {
                 """
         case "calibrate":
             return """
-                usage: orientctl [--socket PATH] calibrate [--write] [--hwdb-file FILE] [--rest SECONDS]
-                                 [--match-key KEY] [--non-interactive] [TRACE | UPRIGHT LEFT-UP FACE-UP]
+                usage: orientctl [--socket PATH] calibrate [--write] [--hwdb-file FILE]
+                                 [--rest SECONDS] [--match-key KEY] [--non-interactive]
+                                 [TRACE | UPRIGHT LEFT-UP FACE-UP]
 
                 Fixes a screen that rotates the wrong way: finds the accelerometer's mount
                 matrix from three poses (upright in the natural orientation, left edge up,
@@ -139,10 +144,13 @@ enum Help {
                 them, or one trace per pose.
 
                   --write            write the entry without asking
-                  --hwdb-file FILE   the local hwdb file (default /etc/udev/hwdb.d/61-sensor-local.hwdb)
-                  --rest SECONDS     how long each pose must be held still (0.2 to 10, default 1)
+                  --hwdb-file FILE   the local hwdb file
+                                     (default /etc/udev/hwdb.d/61-sensor-local.hwdb)
+                  --rest SECONDS     how long each pose must be held still
+                                     (0.2 to 10, default 1)
                   --match-key KEY    write the entry under KEY instead of the derived one
-                  --non-interactive  never ask: poses from TRACE, the first key, write only with --write
+                  --non-interactive  never ask: poses from TRACE, the first key,
+                                     write only with --write
 
                 Refuses, saying why, when the device moves or the readings are too noisy,
                 a pose is ambiguous, the poses contradict each other, there is no

@@ -51,7 +51,7 @@ struct StatusReport {
         if daemon.subscribers == 0, (daemon.dbusClaimers ?? 0) == 0 {
             found.append(Problem(
                 problem: "nothing follows the orientation (no subscriber): the screen will not turn",
-                fix: "run `orientctl follow` in your session, or a shell that speaks orientd's protocol (README: Will my screen rotate?)"))
+                fix: "run `orientctl follow` in your session (README: \"Will my screen rotate?\")"))
         }
         return found
     }
@@ -81,7 +81,8 @@ struct StatusReport {
             }
             row("mount matrix", "\(daemon.mountMatrix.value) (\(StatusReport.matrixSource(daemon.mountMatrix.reason)))")
             row("natural", "\(daemon.natural.value.rawValue) (\(StatusReport.naturalReason(daemon.natural.reason)))")
-            row("z sign", "\(daemon.zSign.value > 0 ? "+1" : "-1"): face up reads \(daemon.zSign.value > 0 ? "+" : "-")g on z (\(daemon.zSign.reason))")
+            let z = daemon.zSign.value > 0 ? "+" : "-"
+            row("z sign", "\(z)1 (face up reads \(z)g on z), \(StatusReport.zSignReason(daemon.zSign.reason))")
             if let tablet = daemon.tabletMode {
                 let angle = tablet.hingeAngle.map { ", hinge at \(jsonNumber($0))°" } ?? ""
                 row("tablet mode", "\(tablet.mode.rawValue) (\(tablet.source == .none ? "no source" : "from the \(tablet.source.rawValue)"): \(tablet.reason)\(angle))")
@@ -164,6 +165,18 @@ struct StatusReport {
         case "ACCEL_MOUNT_MATRIX": return "from udev ACCEL_MOUNT_MATRIX"
         case "mount_matrix", "in_accel_mount_matrix", "in_mount_matrix": return "from sysfs \(source)"
         default: return "from \(source)"
+        }
+    }
+
+    /// The z sign's reason (`configured: …` or `assumed: …`, docs/protocol.md) as a phrase.
+    static func zSignReason(_ reason: String) -> String {
+        switch reason {
+        case "configured: config z-sign": return "from the config's z-sign"
+        case "assumed: trace header z_sign": return "assumed from the trace's header"
+        // The driver is on the sensor row; "proper acceleration under a rotation" is docs/classifier.md's.
+        case _ where reason.hasSuffix("(the default)"): return "assumed: the default"
+        case _ where reason.hasPrefix("assumed: "): return "assumed for " + reason.dropFirst("assumed: ".count)
+        default: return reason
         }
     }
 

@@ -25,7 +25,8 @@ struct Options {
                        [--version] [--help]
 
         Turns an accelerometer into screen orientation and publishes it on a Unix
-        socket (newline-delimited JSON; see docs/protocol.md).
+        socket (newline-delimited JSON). The manual: man 8 orientd; the protocol:
+        protocol.md in orientd's doc directory (orientd(8), FILES).
 
           --config FILE     configuration file (default /etc/orientd/orientd.conf,
                             used when it exists)
@@ -42,10 +43,13 @@ struct Options {
           --print           write every published state to stdout as one JSON line
           --state-dir DIR   where the rotation lock is kept (default $STATE_DIRECTORY
                             or /var/lib/orientd)
-          --dbus            also serve iio-sensor-proxy's D-Bus API (net.hadess.SensorProxy
-                            on the system bus; see docs/dbus.md), as [dbus] enable = true
-          --replace         take net.hadess.SensorProxy from its owner (iio-sensor-proxy)
-          --log-level LEVEL error, warning, notice (default), info or debug
+          --dbus            also serve iio-sensor-proxy's D-Bus API
+                            (net.hadess.SensorProxy on the system bus; orientd(8),
+                            D-BUS), as [dbus] enable = true
+          --replace         take net.hadess.SensorProxy from its owner
+                            (iio-sensor-proxy)
+          --log-level LEVEL
+                            error, warning, notice (default), info or debug
           --version         print the version and exit
           --help            print this help and exit
 
@@ -57,6 +61,12 @@ struct Options {
         78 bad configuration.
 
         """
+
+    /// The options `usage` lists, for "did you mean".
+    static let names = [
+        "--config", "--socket", "--check-config", "--mock", "--speed", "--loop", "--exit-at-end", "--print",
+        "--state-dir", "--dbus", "--replace", "--log-level", "--version", "--help",
+    ]
 
     /// Parses `arguments` (without the program name). Throws a usage message.
     init(arguments: [String]) throws(UsageError) {
@@ -106,7 +116,8 @@ struct Options {
                 default: help = true
                 }
             default:
-                throw UsageError("unknown argument '\(argument.prefix(64))'")
+                let message = "unknown argument '\(argument.prefix(64))'"
+                throw UsageError(suggestion(for: name, among: Self.names).map { "\(message); did you mean '\($0)'?" } ?? message)
             }
         }
         if mockTrace == nil, loop || exitAtEnd || speed != .factor(1) {

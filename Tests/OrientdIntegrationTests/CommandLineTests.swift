@@ -49,6 +49,44 @@ struct CommandLineTests {
         }
     }
 
+    @Test("orientd --help and orientctl's every --help fit in 80 columns")
+    func helpFitsATerminal() throws {
+        var texts = [("orientd --help", try runOrientd(["--help"], timeout: 5).stdout)]
+        for command in ["", "get", "watch", "lock", "unlock", "hold", "record", "status", "calibrate", "follow", "help"] {
+            let arguments = command.isEmpty ? ["--help"] : [command, "--help"]
+            texts.append(("orientctl \(arguments.joined(separator: " "))", try runOrientctl(arguments).stdout))
+        }
+        for (name, text) in texts {
+            #expect(text.split(separator: "\n").count > 2, "\(name) printed no help")
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) where line.count > 80 {
+                Issue.record("\(name): \(line.count) columns: \(line)")
+            }
+        }
+    }
+
+    @Test("orientd's help points at its manual and installed docs, not at paths in the repository")
+    func helpPointsAtInstalledDocs() throws {
+        for text in [try runOrientd(["--help"], timeout: 5).stdout, try runOrientctl(["--help"]).stdout,
+                     try runOrientctl(["get", "--help"]).stdout, try runOrientctl(["watch", "--help"]).stdout] {
+            #expect(!text.contains("docs/"), "\(text)")
+        }
+        #expect(try runOrientd(["--help"], timeout: 5).stdout.contains("man 8 orientd"))
+        #expect(try runOrientctl(["--help"]).stdout.contains("man orientctl"))
+    }
+
+    @Test("an unknown orientd option gets a did-you-mean")
+    func orientdDidYouMean() throws {
+        let run = try runOrientd(["--mock", Self.trace, "--exit-at-edn"], timeout: 5)
+        #expect(run.status == 64 && run.stderr.contains("unknown argument '--exit-at-edn'; did you mean '--exit-at-end'?"), "\(run)")
+    }
+
+    @Test("a replay at the default log level starts without a notice: the seat is no news")
+    func quietStart() throws {
+        let run = try runOrientd(["--mock", Self.trace, "--speed", "max", "--print", "--exit-at-end"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.isEmpty, "\(run.stderr)")
+    }
+
     @Test("--version prints orientd X.Y.Z first and exits 0")
     func version() throws {
         let run = try runOrientd(["--version"], timeout: 5)

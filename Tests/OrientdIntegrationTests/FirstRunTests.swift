@@ -54,7 +54,7 @@ struct FirstRunTests {
             "sensor:           mock: replaying \(DaemonHarness.trace("demo-rotated-matrix.trace"))",
             "mount matrix:     0, -1, 0; -1, 0, 0; 0, 0, 1 (from the trace's header)",
             "natural:          portrait (from the config)",
-            "z sign:           +1: face up reads +g on z (assumed: no driver name: proper acceleration under a rotation (the default))",
+            "z sign:           +1 (face up reads +g on z), assumed: the default",
             "consumers:        1 subscriber, 0 recording, 0 D-Bus claimers (2 clients connected)",
             "iio-sensor-proxy: not installed",
             "no problems found",
@@ -288,6 +288,8 @@ struct FirstRunTests {
     @Test("typos in commands, options, mask and orientation names get a did-you-mean; --version prints the version",
         arguments: [
             (["stauts"], "unknown command 'stauts'; did you mean 'status'?"),
+            (["hlep"], "unknown command 'hlep'; did you mean 'help'?"),
+            (["help", "stauts"], "no command 'stauts' to help with; did you mean 'status'?"),
             (["--jsno", "get"], "unknown option '--jsno'; did you mean '--json'?"),
             (["watch", "--no-wiat"], "did you mean '--no-wait'?"),
             (["hold", "landscpae", "--", "true"], "did you mean 'landscape'?"),
@@ -297,6 +299,14 @@ struct FirstRunTests {
     func didYouMean(arguments: [String], expected: String) throws {
         let run = try runOrientctl(arguments)
         #expect(run.status == Orientctl.usage && run.stderr.contains(expected), "\(run)")
+    }
+
+    @Test("orientctl help and help COMMAND print what --help prints")
+    func helpCommand() throws {
+        let help = try runOrientctl(["help"]), dashed = try runOrientctl(["--help"])
+        #expect(help.status == 0 && help.stdout == dashed.stdout, "\(help)")
+        let status = try runOrientctl(["help", "status"]), statusHelp = try runOrientctl(["status", "--help"])
+        #expect(status.status == 0 && status.stdout == statusHelp.stdout, "\(status)")
     }
 
     @Test("orientctl --version prints its version, the same as orientd's, and exits 0")

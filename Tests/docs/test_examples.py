@@ -218,6 +218,20 @@ class DocumentExamplesTests(unittest.TestCase):
         self.assertGreater(checked, 0, "no example was checked")
 
 
+class ReadmeTests(unittest.TestCase):
+    """The README, a newcomer's first five minutes."""
+
+    def test_every_block_of_the_readme_is_run(self):
+        """README.md has no illustrative block: every command block in it is one this test runs"""
+        found = blocks(REPO / "README.md")
+        self.assertTrue(found, "README.md has no example")
+        self.assertEqual([b.where for b in found if b.illustrative or not b.session], [])
+
+    def test_the_readme_is_short(self):
+        """README.md stays within about 150 lines"""
+        self.assertLessEqual(len((REPO / "README.md").read_text().splitlines()), 150)
+
+
 class ConventionTests(unittest.TestCase):
     """The parser that finds the examples, on made-up Markdown."""
 

@@ -37,6 +37,9 @@ POLLING_DROPIN = SYSTEMD_DIR / "orientd-polling.conf"
 SYSUSERS = SYSTEMD_DIR / "orientd.sysusers"
 FOLLOW_SERVICE = SYSTEMD_DIR / "orientd-follow.service"
 
+#: The docs `make install` puts in the doc directory beside README.md: the user's, not the contributors'.
+USER_DOCS = ["behaviour", "classifier", "compositors", "configuration", "dbus", "protocol", "security", "traces", "using"]
+
 #: How long `make install` may take: a cold release build of every product.
 INSTALL_TIMEOUT_S = 1800
 
@@ -135,7 +138,7 @@ def installed_tree(prefix="/usr") -> InstalledTree:
 def expected_files(tree: InstalledTree):
     """Every file `make install` must put in `tree`: exactly these, no more."""
     docs = ["README.md", "orientd.conf.example", "orientd-polling.conf"]
-    docs += sorted(p.name for p in (REPO / "docs").glob("*.md"))
+    docs += [f"{name}.md" for name in USER_DOCS]
     files = {
         f"{tree.sbindir}/orientd",
         f"{tree.bindir}/orientctl",
@@ -151,6 +154,7 @@ def expected_files(tree: InstalledTree):
         f"{tree.polkitactiondir}/net.hadess.SensorProxy.orientd.policy",
     }
     files |= {f"{tree.docdir}/{name}" for name in docs}
+    files |= {f"{tree.docdir}/plots/{p.name}" for p in (REPO / "docs" / "plots").glob("*.svg")}
     return files
 
 

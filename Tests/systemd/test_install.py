@@ -1,12 +1,13 @@
 """`make install` and `make uninstall` with DESTDIR: the tree, file for file."""
 
+import re
 import shutil
 import stat
 import tempfile
 import unittest
 from pathlib import Path
 
-from support import InstalledTree, REPO, SERVICE, expected_files, installed_tree, run
+from support import USER_DOCS, InstalledTree, REPO, SERVICE, expected_files, installed_tree, run
 
 
 class InstallLayoutTests(unittest.TestCase):
@@ -37,8 +38,11 @@ class InstallLayoutTests(unittest.TestCase):
                 "/usr/share/doc/orientd/orientd.conf.example",
                 "/usr/share/doc/orientd/orientd-polling.conf",
             }
-            | {f"/usr/share/doc/orientd/{p.name}" for p in (REPO / "docs").glob("*.md")},
+            | {f"/usr/share/doc/orientd/{name}.md" for name in USER_DOCS}
+            | {f"/usr/share/doc/orientd/plots/{p.name}" for p in (REPO / "docs" / "plots").glob("*.svg")},
         )
+        for contributors in ("testing.md", "robustness.md", "packaging.md", "architecture.md", "examples.md"):
+            self.assertFalse(self.tree.path(f"/usr/share/doc/orientd/{contributors}").exists(), contributors)
 
     def test_binaries_are_executable_and_everything_else_is_not(self):
         """The two binaries are 0755; every other file is 0644."""
@@ -55,6 +59,45 @@ class InstallLayoutTests(unittest.TestCase):
             self.assertNotIn("libswift", run(["ldd", binary]).stdout, name)
         version = run([str(self.tree.path("/usr/sbin/orientd")), "--version"]).stdout
         self.assertTrue(version.startswith("orientd "), version)
+
+    def test_every_link_in_the_installed_docs_resolves_where_they_are_installed(self):
+        """Each relative Markdown link ([x](y.md), ![x](plots/y.svg)) of an installed doc names a file installed beside it."""
+        docdir = self.tree.path("/usr/share/doc/orientd")
+        checked, broken = 0, []
+        for doc in sorted(docdir.glob("*.md")):
+            for target in re.findall(r"\]\(([^)\s]+)\)", doc.read_text()):
+                if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                    continue  # a URL, or a heading of the same page
+                checked += 1
+                if not (doc.parent / target.split("#")[0]).is_file():
+                    broken.append(f"{doc.name}: {target}")
+        self.assertGreater(checked, 30)
+        self.assertEqual(broken, [], "links that do not resolve in /usr/share/doc/orientd")
+
+    def test_the_installed_readme_links_its_neighbours(self):
+        """The README's docs/x.md links become x.md where the docs lie flat beside it; the repository's stay docs/x.md."""
+        installed = self.tree.path("/usr/share/doc/orientd/README.md").read_text()
+        self.assertIn("](using.md", installed)
+        self.assertNotIn("](docs/", installed)
+        self.assertIn("](docs/using.md", (REPO / "README.md").read_text())
+
+    def test_the_binaries_are_stripped(self):
+        """make install strips the binaries (no .symtab); the .deb leaves that to dh_strip (INSTALL_STRIP=)."""
+        for name in ("/usr/sbin/orientd", "/usr/bin/orientctl"):
+            sections = run(["readelf", "-S", "-W", str(self.tree.path(name))])
+            self.assertEqual(sections.returncode, 0, sections.stderr)
+            self.assertIn(".text", sections.stdout, name)
+            self.assertNotIn(".symtab", sections.stdout, name)
+
+    def test_install_files_without_a_release_build_says_to_build_first(self):
+        """make install-files never compiles: with no release build it stops and says `make release`."""
+        root = Path(tempfile.mkdtemp(prefix="orientd-install-files."))
+        self.addCleanup(shutil.rmtree, root, True)
+        result = run(["make", "--no-print-directory", "-C", str(REPO), "install-files", f"DESTDIR={root}",
+                      "BUILD_RELEASE=/nonexistent"])
+        self.assertNotEqual(result.returncode, 0, result.stdout)
+        self.assertIn("build it first, as yourself: make release", result.stderr)
+        self.assertEqual(list(root.iterdir()), [])
 
     def test_the_installed_service_runs_the_installed_daemon(self):
         """ExecStart is rewritten to PREFIX's sbin; every other line is the repository's."""
@@ -79,13 +122,16 @@ class InstallLayoutTests(unittest.TestCase):
         self.assertNotIn("/usr/local/share", page)
 
     def test_the_installed_docs_are_the_repositorys(self):
-        """Docs, example configuration and drop-in are copied unchanged."""
+        """The user docs, example configuration, drop-in and plots are copied unchanged; the README with its docs/ links made flat."""
         for name, source in [
-            ("README.md", REPO / "README.md"),
             ("orientd.conf.example", REPO / "systemd" / "orientd.conf.example"),
             ("orientd-polling.conf", REPO / "systemd" / "orientd-polling.conf"),
-        ] + [(p.name, p) for p in (REPO / "docs").glob("*.md")]:
+        ] + [(f"{name}.md", REPO / "docs" / f"{name}.md") for name in USER_DOCS] + [
+            (f"plots/{p.name}", p) for p in (REPO / "docs" / "plots").glob("*.svg")
+        ]:
             self.assertEqual(self.tree.path(f"/usr/share/doc/orientd/{name}").read_bytes(), source.read_bytes(), name)
+        readme = (REPO / "README.md").read_text().replace("](docs/", "](")
+        self.assertEqual(self.tree.path("/usr/share/doc/orientd/README.md").read_text(), readme)
 
 
 class DefaultPrefixTests(unittest.TestCase):

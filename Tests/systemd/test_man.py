@@ -39,6 +39,39 @@ def exit_codes_in(help_text):
     return set(re.findall(r"\b(\d{1,3})\b", match.group(1))) if match else set()
 
 
+def help_entries(help_text, heading):
+    """The left column of a help section's two-column lines: `lock [ORIENTATION|current]`, `--socket PATH`.
+
+    The section runs from its heading line (`Commands:`, `Options:`) to the
+    next blank line; without a heading, every indented line that starts with
+    a dash is an entry (orientd's and the command helps' option lists).
+    """
+    if heading:
+        match = re.search(rf"^{heading}\n(.*?)(?:\n\n|\Z)", help_text, re.M | re.S)
+        lines = match.group(1).splitlines() if match else []
+    else:
+        lines = [line for line in help_text.splitlines() if re.match(r"^ {2,}-", line)]
+    entries = []
+    for line in lines:
+        entry = re.match(r"^  (\S.*?)(?: {2,}|$)", line)
+        if entry and not line.startswith("   "):
+            entries.append(entry.group(1))
+        elif not heading and re.match(r"^ +(-\S.*?)(?: {2,}|$)", line):
+            entries.append(re.match(r"^ +(-\S.*?)(?: {2,}|$)", line).group(1))
+    return entries
+
+
+def has_entry(text, entry):
+    """Whether the rendered page has an indented entry that starts with exactly `entry`, as its own tag."""
+    return re.search(rf"^ +{re.escape(entry)}(?:\n| +\S)", text, re.M) is not None
+
+
+def first_sentence(text, title="DESCRIPTION"):
+    """The first sentence of a rendered section, on one line."""
+    body = " ".join(section(text, title).split())
+    return body.split(". ")[0]
+
+
 def section(text, title):
     """The rendered text of one man page section (from its title to the next one)."""
     match = re.search(rf"^{title}\n(.*?)(?=^[A-Z][A-Z ]+\n|\Z)", text, re.M | re.S)
@@ -82,12 +115,90 @@ class RenderingTests(unittest.TestCase):
             self.assertNotRegex(text, r"(?:^|\s)(?:--|/)\S*-\n", name)
 
     def test_the_installed_pages_render_too(self):
-        """The pages make install wrote (paths substituted) render without warnings."""
+        """The pages make install wrote (paths substituted) render without warnings, and name the installed doc directory."""
         tree = installed_tree()
         for page in (tree.path(f"{tree.mandir}/man8/orientd.8"), tree.path(f"{tree.mandir}/man1/orientctl.1")):
             status, text, diagnostics = render(page)
             self.assertEqual(status, 0, diagnostics)
             self.assertEqual(diagnostics, "")
+            self.assertIn(tree.docdir, text.replace("\u2010", "-"), page)
+            self.assertNotIn("/usr/local/share/doc", text, page)
+
+
+class OpeningTests(unittest.TestCase):
+    """Each page's DESCRIPTION opens with a sentence about its program."""
+
+    def setUp(self):
+        require_tool(self, "man")
+
+    def test_each_description_opens_with_a_sentence_about_the_program(self):
+        """DESCRIPTION's first sentence starts with the program's name, says what it is, and cites no other page but orientd(8)."""
+        for name, page in PAGES.items():
+            sentence = first_sentence(render_text(page))
+            self.assertTrue(sentence.startswith(f"{name} "), f"{name}: {sentence!r}")
+            self.assertRegex(sentence, r"orientation", f"{name}: {sentence!r}")
+            cited = set(re.findall(r"([\w-]+)\(\d\)", sentence))
+            self.assertLessEqual(cited, {"orientd"}, f"{name}: {sentence!r} cites {cited}")
+            self.assertLess(len(sentence.split()), 30, f"{name}: {sentence!r}")
+
+    def test_the_parser_sees_a_garbled_opening(self):
+        """A DESCRIPTION that opens with SEE ALSO pasted in is caught."""
+        garbled = ("DESCRIPTION\n       orientctl talks to orientd(8), sway-output(5), xrandr(1) over its Unix socket.  It can\n"
+                   "       print.\n\nOPTIONS\n")
+        sentence = first_sentence(garbled)
+        self.assertEqual(set(re.findall(r"([\w-]+)\(\d\)", sentence)), {"orientd", "sway-output", "xrandr"})
+
+
+class SameWordsTests(unittest.TestCase):
+    """Each command and option of --help is an entry of its page, with the help's own words for its arguments."""
+
+    @classmethod
+    def setUpClass(cls):
+        tree = installed_tree()
+        cls.orientd = str(tree.path(f"{tree.sbindir}/orientd"))
+        cls.orientctl = str(tree.path(f"{tree.bindir}/orientctl"))
+
+    def setUp(self):
+        require_tool(self, "man")
+
+    def test_orientctl_commands_are_entries_in_the_words_of_the_help(self):
+        """`lock [ORIENTATION|current]`, `hold MASK -- COMMAND...`: each Commands line of --help is a COMMANDS entry as written."""
+        help_text = run([self.orientctl, "--help"]).stdout
+        entries = help_entries(help_text, "Commands:")
+        self.assertIn("lock [ORIENTATION|current]", entries)
+        commands = section(render_text(PAGES["orientctl"]), "COMMANDS")
+        for entry in entries:
+            self.assertTrue(has_entry(commands, entry), f"COMMANDS has no entry '{entry}' (as `orientctl --help` lists it)")
+
+    def test_orientctl_options_are_entries_in_the_words_of_the_help(self):
+        """Each option line of `orientctl --help` and of `orientctl COMMAND --help` is an entry of the page, as written."""
+        text = render_text(PAGES["orientctl"])
+        help_text = run([self.orientctl, "--help"]).stdout
+        entries = help_entries(help_text, "Options:")
+        self.assertIn("--socket PATH", entries)
+        for command in ("calibrate", "follow"):
+            entries += help_entries(run([self.orientctl, command, "--help"]).stdout, None)
+        self.assertIn("--hwdb-file FILE", entries)
+        self.assertIn("--compositor-timeout SECONDS", entries)
+        for entry in entries:
+            self.assertTrue(has_entry(text, entry), f"orientctl(1) has no entry '{entry}' (as the help lists it)")
+
+    def test_orientd_options_are_entries_in_the_words_of_the_help(self):
+        """Each option line of `orientd --help` (`--speed X|max`, `--log-level LEVEL`) is an OPTIONS entry as written."""
+        entries = help_entries(run([self.orientd, "--help"]).stdout, None)
+        self.assertIn("--speed X|max", entries)
+        self.assertIn("--log-level LEVEL", entries)
+        options = section(render_text(PAGES["orientd"]), "OPTIONS")
+        for entry in entries:
+            self.assertTrue(has_entry(options, entry), f"OPTIONS has no entry '{entry}' (as `orientd --help` lists it)")
+
+    def test_the_parser_sees_a_different_word(self):
+        """An entry whose argument is named otherwise than in the help is not the same entry."""
+        self.assertFalse(has_entry("       --socket FILE\n              The socket.\n", "--socket PATH"))
+        self.assertTrue(has_entry("       --socket PATH\n              The socket.\n", "--socket PATH"))
+        self.assertTrue(has_entry("       --json Print JSON.\n", "--json"))
+        self.assertEqual(help_entries("Options:\n  --json          print JSON\n  --socket PATH   the socket\n\nx", "Options:"),
+                         ["--json", "--socket PATH"])
 
 
 class CompletenessTests(unittest.TestCase):
@@ -137,7 +248,7 @@ class CompletenessTests(unittest.TestCase):
         """Each command of `orientctl --help`, and each option of every `orientctl CMD --help`, is in the page."""
         help_text = run([self.orientctl, "--help"]).stdout
         commands = re.findall(r"^  ([a-z]+)\s", help_text.split("Commands:")[1].split("Options:")[0], re.M)
-        self.assertEqual(commands, ["get", "watch", "lock", "unlock", "hold", "record", "status", "calibrate", "follow"])
+        self.assertEqual(commands, ["get", "watch", "lock", "unlock", "hold", "record", "status", "calibrate", "follow", "help"])
         text = render_text(PAGES["orientctl"])
         command_entries = set(re.findall(r"^       ([a-z]+)\b", section(text, "COMMANDS"), re.M))
         self.assertEqual(command_entries, set(commands))

@@ -125,7 +125,9 @@ fi
 # seat-users): a test user is refused lock and constrain without a session,
 # may lock and constrain once its logind session is the active one on seat0,
 # and is refused again after the session ends (orientd-seat-check is
-# Tests/seat/check-logind-seat.sh).
+# Tests/seat/check-logind-seat.sh). orientd says who the seat is at info level
+# (no news on a normal start): the line is the one step 5's reload logged with
+# log-level = info.
 seat_out=$(ORIENTD_SOCKET=/run/orientd/orientd.sock orientd-seat-check 2>&1)
 seat_status=$?
 seen=$(journalctl -u orientd.service -o cat --no-pager | grep -m 1 "the seat is")
