@@ -170,21 +170,23 @@ extension Daemon {
     private var publishedSwitchStatus: (node: String?, reason: String) {
         guard let published = publishedSwitch else { return (nil, "a trace replay publishes none") }
         if !config.tabletModeSwitch { return (nil, "[daemon] tablet-mode-switch = off") }
-        if tabletModeSource == .switch { return (nil, "the kernel has a tablet-mode switch") }
-        if let problem = published.problem { return (nil, problem) }
-        guard let device = published.device else {
-            return (nil, tabletModeSource == .hinge ? "the hinge has not decided yet" : "no hinge angle: no base accelerometer")
+        if let device = published.device {
+            let shows = published.state == true ? "tablet (1)" : "laptop (0)"
+            let held = published.releaseAtMs.map { at in
+                "; the base is gone: released to laptop in \(Int(((at - MonotonicClock.nowMs()) / 1000).rounded(.up))) s unless it returns"
+            } ?? ""
+            return (device.node ?? "a uinput device", "\(PublishedTabletSwitch.name), shows \(shows), the hinge's decision\(held)")
         }
-        let shows = published.state == true ? "tablet (1)" : "laptop (0)"
-        let held = published.releaseAtMs.map { at in
-            "; the base is gone: released to laptop in \(Int(((at - MonotonicClock.nowMs()) / 1000).rounded(.up))) s unless it returns"
-        } ?? ""
-        return (device.node ?? "a uinput device", "\(PublishedTabletSwitch.name), shows \(shows), the hinge's decision\(held)")
+        switch tabletModeSource {
+        case .switch: return (nil, "the kernel has a tablet-mode switch")
+        case .none: return (nil, "no hinge angle: no base accelerometer")
+        case .hinge: return (nil, published.problem ?? "the hinge has not decided yet")
+        }
     }
 
-    /// A switch that cannot be made, for `status`'s problems.
+    /// A switch that cannot be made where the hinge is the source, for `status`'s problems.
     var publishedSwitchProblem: DaemonStatus.Problem? {
-        guard let problem = publishedSwitch?.problem, publishedSwitchWanted else { return nil }
+        guard let problem = publishedSwitch?.problem, publishedSwitchWanted, tabletModeSource == .hinge else { return nil }
         return DaemonStatus.Problem(
             problem: "the hinge's tablet mode is not published as a SW_TABLET_MODE switch: \(problem)",
             fix: "load uinput (modprobe uinput) and let the orientd group open /dev/uinput (61-orientd.rules), or set [daemon] tablet-mode-switch = off")

@@ -107,6 +107,7 @@ func written(_ config: DaemonConfig) -> String {
         "seat-users": config.seatUsers.configValue,
         "log-level": config.logLevel.rawValue,
         "auto-rotate": config.autoRotate?.rawValue ?? "",
+        "tablet-mode-switch": config.tabletModeSwitch ? "auto" : "off",
         "enable": config.dbus.enabled ? "true" : "false",
         "polkit": config.dbus.polkit.rawValue,
         "replace": config.dbus.replace ? "true" : "false",
