@@ -149,8 +149,8 @@ class OpeningTests(unittest.TestCase):
         self.assertEqual(set(re.findall(r"([\w-]+)\(\d\)", sentence)), {"orientd", "sway-output", "xrandr"})
 
 
-class SameWordsTests(unittest.TestCase):
-    """Each command and option of --help is an entry of its page, with the help's own words for its arguments."""
+class CompletenessTests(unittest.TestCase):
+    """Every command, option and exit code of --help is in its page, with the help's own words for arguments."""
 
     @classmethod
     def setUpClass(cls):
@@ -199,19 +199,6 @@ class SameWordsTests(unittest.TestCase):
         self.assertTrue(has_entry("       --json Print JSON.\n", "--json"))
         self.assertEqual(help_entries("Options:\n  --json          print JSON\n  --socket PATH   the socket\n\nx", "Options:"),
                          ["--json", "--socket PATH"])
-
-
-class CompletenessTests(unittest.TestCase):
-    """Every option, command and exit code of --help is in the page."""
-
-    @classmethod
-    def setUpClass(cls):
-        tree = installed_tree()
-        cls.orientd = str(tree.path(f"{tree.sbindir}/orientd"))
-        cls.orientctl = str(tree.path(f"{tree.bindir}/orientctl"))
-
-    def setUp(self):
-        require_tool(self, "man")
 
     def test_orientd_8_documents_every_option(self):
         """Each option of `orientd --help` has its own entry in OPTIONS."""
