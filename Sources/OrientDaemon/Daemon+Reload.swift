@@ -56,7 +56,6 @@ extension Daemon {
         resetHinge()
         checkPublishedSwitch()
         tabletModeChanged()
-        updateDemand()
         sensorProxy?.reconfigure(SensorProxyBus.Settings(config: new.dbus, replace: options.replaceBusName))
         if sensorProxy == nil, new.dbus.enabled { startSensorProxy() }
         log.notice("SIGHUP: configuration reloaded from \(stat(path, &info) == 0 ? path : "defaults (\(path) absent)")")

@@ -81,7 +81,6 @@ extension Daemon {
     func baseChanged() {
         if hub?.base.status != .active { resetHinge() }
         tabletModeChanged()
-        updateDemand()
     }
 
     /// Forgets the hinge's readings and decision (the base stopped, a reload).
@@ -98,7 +97,9 @@ extension Daemon {
             : (.tabletMode, "default: the machine has a tablet-mode source")
     }
 
-    /// Publishes a change of the mode or the policy.
+    /// Publishes a change of the mode, the policy or the source, and reads
+    /// what the published switch now needs (a kernel switch that came or
+    /// went, a base, uinput's problem).
     func tabletModeChanged() {
         let (policy, _) = autoRotatePolicy
         let mode = tabletModeNow
@@ -109,6 +110,7 @@ extension Daemon {
             return b ?? a
         }
         updatePublishedSwitch()
+        updateDemand()
     }
 
     // MARK: The switch for the desktop
@@ -143,7 +145,7 @@ extension Daemon {
     /// release of a held state scheduled.
     func updatePublishedSwitch() {
         guard let published = publishedSwitch else { return }
-        let before = (node: published.device?.node, state: published.state, problem: published.problem, demand: publishesTabletSwitch)
+        let before = (node: published.device?.node, state: published.state, problem: published.problem)
         let now = MonotonicClock.nowMs()
         published.update(wanted: publishedSwitchWanted, hinge: tabletModeSource == .hinge ? hinge.mode : nil, atMs: now)
         published.releaseIfDue(atMs: now)
@@ -163,7 +165,6 @@ extension Daemon {
                 self.updatePublishedSwitch()
             }
         }
-        if publishesTabletSwitch != before.demand { updateDemand() }
     }
 
     /// What `status` says of the switch: its node, or why there is none.
@@ -186,7 +187,7 @@ extension Daemon {
 
     /// A switch that cannot be made where the hinge is the source, for `status`'s problems.
     var publishedSwitchProblem: DaemonStatus.Problem? {
-        guard let problem = publishedSwitch?.problem, publishedSwitchWanted, tabletModeSource == .hinge else { return nil }
+        guard let problem = publishedSwitch?.problem, config.tabletModeSwitch, tabletModeSource == .hinge else { return nil }
         return DaemonStatus.Problem(
             problem: "the hinge's tablet mode is not published as a SW_TABLET_MODE switch: \(problem)",
             fix: "load uinput (modprobe uinput) and let the orientd group open /dev/uinput (61-orientd.rules), or set [daemon] tablet-mode-switch = off")

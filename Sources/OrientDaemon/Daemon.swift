@@ -204,18 +204,13 @@ package final class Daemon {
         hub.accelerometer.onSample = { [unowned self] sample in self.hardwareSample(sample) }
         hub.accelerometer.onChange = { [unowned self] in self.hardwareChanged() }
         for slot in hub.slots.values { slot.onChange = { [unowned self] kind in self.sensorChanged(kind) } }
-        // A kernel switch that comes or goes changes the source, and with it
-        // whether the published switch keeps the accelerometers read.
-        hub.tabletSwitch.onChange = { [unowned self] in
-            self.tabletModeChanged()
-            self.updateDemand()
-        }
+        hub.tabletSwitch.onChange = { [unowned self] in self.tabletModeChanged() }
         hub.base.onSample = { [unowned self] sample in self.baseSample(sample) }
         hub.base.onChange = { [unowned self] in self.baseChanged() }
         checkPublishedSwitch()
         hub.start()
         tabletModeChanged()
-        if tabletModeSource == .hinge, let problem = publishedSwitchProblem { log.warning(problem.problem) }
+        if let problem = publishedSwitchProblem { log.warning(problem.problem) }
     }
 
 
